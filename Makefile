@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+# DMA-BUF heaps: the series in kernel-patches/, its KUnit and kselftest runs.
+# The kernel tree and build directories live outside this repository, under
+# $(DMA_HEAPS_CACHE) (default ~/.cache/dma-heaps); KDIR= overrides the tree.
+
+SHELL := /bin/bash
+export KDIR DMA_HEAPS_CACHE
+
+.PHONY: all tree patches check-patches kunit selftest test summary clean-results help
+
+all: help
+
+help:
+	@echo "make tree           extract the baseline and apply kernel-patches/"
+	@echo "make patches        export the tree's commits into kernel-patches/"
+	@echo "make check-patches  checkpatch --strict and a build after each patch"
+	@echo "make kunit          run the KUnit suites under QEMU (./run_kunit.sh)"
+	@echo "make selftest       run the userspace kselftests in a QEMU boot"
+	@echo "make test           all of the above checks; ends with the summary"
+
+tree:
+	scripts/prepare-tree.sh
+
+patches:
+	scripts/export-patches.sh
+
+check-patches:
+	scripts/prepare-tree.sh --check
+
+kunit:
+	SKIP_PREPARE=$${SKIP_PREPARE:-0} ./run_kunit.sh
+
+selftest:
+	selftests/run-selftests.sh
+
+# Every stage runs even when an earlier one failed; the summary counts them
+# all and fails when any stage failed or left no results.
+test: clean-results
+	@rc=0; \
+	scripts/prepare-tree.sh --check || rc=1; \
+	SKIP_PREPARE=1 ./run_kunit.sh || rc=1; \
+	selftests/run-selftests.sh || rc=1; \
+	scripts/summary.sh || rc=1; \
+	exit $$rc
+
+summary:
+	@scripts/summary.sh
+
+clean-results:
+	@scripts/summary.sh --clean

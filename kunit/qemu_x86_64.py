@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0
+# kunit.py --qemu_config for our runs: x86_64 with enough memory for the
+# heaps' tests and a CMA area for the CMA heap.  run_kunit.sh sets
+# DMA_HEAPS_ACCEL to "kvm" when a probe showed that KVM boots here.
+import os
+
+from ..qemu_config import QemuArchParams
+
+_accel = os.environ.get('DMA_HEAPS_ACCEL', 'tcg')
+
+QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
+			   kconfig='''
+CONFIG_SERIAL_8250=y
+CONFIG_SERIAL_8250_CONSOLE=y''',
+			   qemu_arch='x86_64',
+			   kernel_path='arch/x86/boot/bzImage',
+			   kernel_command_line='console=ttyS0 cma=64M',
+			   extra_qemu_params=['-bios', 'qboot.rom',
+					      '-m', '2048', '-smp', '2',
+					      '-accel', _accel] +
+					     (['-cpu', 'host'] if _accel == 'kvm' else []))

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Called by prepare-tree.sh --check with $KDIR at the baseline: for each
+# patch, run checkpatch --strict on it, apply it and build the KUnit kernel
+# (a compiler warning fails the build), printing TAP.  Exceptions to checkpatch are listed, with their reasons, in
+# docs/checkpatch-exceptions: "<patch file> <TYPE> <reason>".
+set -u
+. "$(dirname "$0")/common.sh"
+
+cd "$KDIR" || exit 1
+mkdir -p "$KUNIT_BUILD"
+frag=$(mktemp)
+trap 'rm -f "$frag"' EXIT
+
+# The same options kunit.py builds with: its qemu config's and ours.
+python3 - "$REPO/kunit/qemu_x86_64.py" >"$frag" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+print(re.search(r"kconfig='''(.*?)'''", text, re.S).group(1).strip())
+PY
+cat "$REPO/kunitconfig" >>"$frag"
+
+echo "TAP version 13"
+echo "1..$((2 * $#))"
+n=0
+fail=0
+for patch in "$@"; do
+	name=$(basename "$patch")
+	ignore=$(awk -v p="$name" '$1 == p { printf "%s%s", sep, $2; sep = "," }' \
+		"$REPO/docs/checkpatch-exceptions" 2>/dev/null)
+	n=$((n + 1))
+	# Debian's python3, which has ply for spdxcheck.py.
+	if out=$(PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet --showfile \
+		${ignore:+--ignore "$ignore"} "$patch" 2>&1); then
+		echo "ok $n - checkpatch --strict $name"
+	else
+		echo "not ok $n - checkpatch --strict $name"
+		sed 's/^/# /' <<<"$out"
+		fail=1
+	fi
+
+	n=$((n + 1))
+	if ! out=$(git -c user.name="${GIT_COMMITTER_NAME:-dma-heaps}" \
+		-c user.email="${GIT_COMMITTER_EMAIL:-dma-heaps@invalid}" \
+		am -q --committer-date-is-author-date "$patch" 2>&1); then
+		echo "not ok $n - git am $name"
+		sed 's/^/# /' <<<"$out"
+		git am --abort >/dev/null 2>&1
+		fail=1
+		break
+	fi
+	cp "$frag" "$KUNIT_BUILD/.config"
+	if out=$(make -s ARCH=x86_64 O="$KUNIT_BUILD" "$(cc_make_opt)" olddefconfig 2>&1 &&
+		make -s ARCH=x86_64 O="$KUNIT_BUILD" "$(cc_make_opt)" -j"$JOBS" 2>&1) &&
+		! grep -q 'warning:' <<<"$out"; then
+		echo "ok $n - build after $name"
+	else
+		echo "not ok $n - build after $name"
+		tail -n 30 <<<"$out" | sed 's/^/# /'
+		fail=1
+	fi
+done
+exit $fail

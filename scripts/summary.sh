@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Print the one-line summary of make test from the stages' TAP and KTAP
+# results: "N passed, N failed, N skipped".  A stage that left no results
+# counts as one failure.  --clean removes the previous run's results.
+set -u
+. "$(dirname "$0")/common.sh"
+
+if [ "${1:-}" = --clean ]; then
+	rm -f "$RESULTS"/*.counts "$RESULTS"/*.tap "$RESULTS"/kunit.json
+	exit 0
+fi
+
+total=(0 0 0)
+add() {
+	local p f s
+	read -r p f s <<<"$1"
+	total=($((total[0] + p)) $((total[1] + f)) $((total[2] + s)))
+}
+
+if [ -f "$RESULTS/check-patches.tap" ]; then
+	add "$("$REPO/scripts/tap-count.py" tap "$RESULTS/check-patches.tap")"
+else
+	echo "check-patches left no results" >&2
+	add "0 1 0"
+fi
+for stage in kunit selftest; do
+	if [ -f "$RESULTS/$stage.counts" ]; then
+		add "$(cat "$RESULTS/$stage.counts")"
+	else
+		echo "$stage left no results" >&2
+		add "0 1 0"
+	fi
+done
+echo "${total[0]} passed, ${total[1]} failed, ${total[2]} skipped"
+[ "${total[1]}" = 0 ]

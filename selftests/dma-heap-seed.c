@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The seed's flow, for every heap in /dev/dma_heap: allocate 1 MiB, mmap and
+ * fill it inside DMA_BUF_IOCTL_SYNC start/end, import it into vgem with
+ * DRM_IOCTL_PRIME_FD_TO_HANDLE, then close everything, once with the
+ * dma-buf going first and once with the importer going first.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include <drm/drm.h>
+
+#include "kselftest_harness.h"
+#include "dma-heap-util.h"
+
+static int is_vgem(int fd)
+{
+	char name[5] = {};
+	struct drm_version version = {
+		.name_len = 4,
+		.name = name,
+	};
+
+	if (ioctl(fd, DRM_IOCTL_VERSION, &version) || version.name_len != 4)
+		return 0;
+	return !strcmp(name, "vgem");
+}
+
+static int open_vgem(void)
+{
+	char path[64];
+	int i, fd;
+
+	for (i = 0; i < 16; i++) {
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (is_vgem(fd))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+FIXTURE(seed) {
+	int heap_fd;
+	int buf_fd;
+	int vgem_fd;
+	uint32_t handle;
+	unsigned char *map;
+	int fds_before;
+};
+
+FIXTURE_VARIANT(seed) {
+	const char *heap;
+};
+
+FIXTURE_SETUP(seed)
+{
+	struct drm_prime_handle import = {};
+	size_t i;
+
+	ASSERT_NE(NULL, variant->heap) TH_LOG("no heap in " DMA_HEAP_DIR);
+	self->fds_before = count_fds();
+	self->heap_fd = heap_open(variant->heap);
+	ASSERT_LE(0, self->heap_fd);
+	self->buf_fd = heap_alloc(self->heap_fd, ONE_MIB);
+	ASSERT_LE(0, self->buf_fd) TH_LOG("alloc: %s", strerror(-self->buf_fd));
+
+	self->map = mmap(NULL, ONE_MIB, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 self->buf_fd, 0);
+	ASSERT_NE(MAP_FAILED, self->map);
+	ASSERT_EQ(0, buf_sync(self->buf_fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW));
+	for (i = 0; i < ONE_MIB; i++)
+		self->map[i] = i * 7 + 1;
+	ASSERT_EQ(0, buf_sync(self->buf_fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW));
+
+	self->vgem_fd = open_vgem();
+	ASSERT_LE(0, self->vgem_fd) TH_LOG("no vgem card in /dev/dri");
+	import.fd = self->buf_fd;
+	ASSERT_EQ(0, ioctl(self->vgem_fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &import))
+		TH_LOG("PRIME_FD_TO_HANDLE: %s", strerror(errno));
+	ASSERT_NE(0, import.handle);
+	self->handle = import.handle;
+
+	/* The contents survive the import. */
+	ASSERT_EQ(0, buf_sync(self->buf_fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	for (i = 0; i < ONE_MIB; i += 4093)
+		ASSERT_EQ((unsigned char)(i * 7 + 1), self->map[i]);
+	ASSERT_EQ(0, buf_sync(self->buf_fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+}
+
+FIXTURE_TEARDOWN(seed)
+{
+	/* Each test closes everything itself; this only checks it did. */
+	EXPECT_EQ(self->fds_before, count_fds());
+}
+
+static void gem_close(int vgem_fd, uint32_t handle)
+{
+	struct drm_gem_close close_arg = { .handle = handle };
+
+	ioctl(vgem_fd, DRM_IOCTL_GEM_CLOSE, &close_arg);
+}
+
+/* Exporter's side first: the importer's handle keeps the buffer alive. */
+TEST_F(seed, close_dmabuf_first)
+{
+	struct drm_prime_handle import = {};
+
+	ASSERT_EQ(0, munmap(self->map, ONE_MIB));
+	ASSERT_EQ(0, close(self->buf_fd));
+	ASSERT_EQ(0, close(self->heap_fd));
+	/* vgem still holds the buffer: exporting it again gives a new fd. */
+	import.handle = self->handle;
+	import.flags = DRM_CLOEXEC;
+	ASSERT_EQ(0, ioctl(self->vgem_fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &import));
+	ASSERT_LE(0, import.fd);
+	ASSERT_EQ(0, close(import.fd));
+	gem_close(self->vgem_fd, self->handle);
+	ASSERT_EQ(0, close(self->vgem_fd));
+}
+
+/* Importer first: the dma-buf and its mapping stay usable. */
+TEST_F(seed, close_vgem_first)
+{
+	size_t i;
+
+	gem_close(self->vgem_fd, self->handle);
+	ASSERT_EQ(0, close(self->vgem_fd));
+	ASSERT_EQ(0, buf_sync(self->buf_fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW));
+	memset(self->map, 0x5a, ONE_MIB);
+	for (i = 0; i < ONE_MIB; i += 4093)
+		ASSERT_EQ(0x5a, self->map[i]);
+	ASSERT_EQ(0, buf_sync(self->buf_fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW));
+	ASSERT_EQ(0, close(self->buf_fd));
+	ASSERT_EQ(0, close(self->heap_fd));
+	ASSERT_EQ(0, munmap(self->map, ONE_MIB));
+}
+
+HEAP_HARNESS_MAIN(seed)

@@ -1,0 +1,926 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DMA-BUF heaps: ABI, error paths, mmap, sync, zeroing, lifetime, memory and
+ * concurrency, one TEST_F per behaviour, run for every heap in /dev/dma_heap
+ * (one fixture variant per heap, registered at run time).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "dma-heap-util.h"
+
+#define U64_MAX			((uint64_t)~0ULL)
+#define BUF_LEN			(64 * 1024UL)
+
+/* Memory test: what a round holds, how many rounds, the tolerance. */
+#define MEM_ROUND_BYTES		(256 * ONE_MIB)
+#define MEM_CHUNK		(4 * ONE_MIB)
+#define MEM_ROUNDS		4
+#define MEM_TOLERANCE_KIB	(8 * 1024L)
+
+/* Concurrency test. */
+#define STRESS_THREADS		8
+#define STRESS_SECS		10
+
+/* The allocation ioctl with the size of the struct encoded explicitly. */
+#define ALLOC_IOCTL(size)	_IOC(_IOC_READ | _IOC_WRITE, DMA_HEAP_IOC_MAGIC, 0, (size))
+
+/* The v6 series' struct, with two reserved words after heap_flags. */
+struct alloc_data_v6 {
+	uint64_t len;
+	uint32_t fd;
+	uint32_t fd_flags;
+	uint64_t heap_flags;
+	uint32_t reserved0;
+	uint32_t reserved1;
+};
+
+/* An older struct without heap_flags. */
+struct alloc_data_older {
+	uint64_t len;
+	uint32_t fd;
+	uint32_t fd_flags;
+};
+
+/* The shortest struct the kernel accepts: it reaches past fd. */
+struct alloc_data_minimal {
+	uint64_t len;
+	uint32_t fd;
+} __attribute__((packed));
+
+/* A newer, larger struct with fields this kernel does not know. */
+struct alloc_data_newer {
+	uint64_t len;
+	uint32_t fd;
+	uint32_t fd_flags;
+	uint64_t heap_flags;
+	uint64_t future[3];
+};
+
+_Static_assert(sizeof(struct dma_heap_allocation_data) == 24, "ABI");
+_Static_assert(sizeof(struct alloc_data_v6) == 32, "v6 ABI");
+_Static_assert(sizeof(struct alloc_data_older) == 16, "older ABI");
+_Static_assert(sizeof(struct alloc_data_minimal) == 12, "minimal ABI");
+_Static_assert(sizeof(struct alloc_data_newer) == 48, "newer ABI");
+
+FIXTURE(heap) {
+	int heap_fd;
+	int fds_before;
+};
+
+FIXTURE_VARIANT(heap) {
+	const char *heap;
+};
+
+FIXTURE_SETUP(heap)
+{
+	ASSERT_NE(NULL, variant->heap) TH_LOG("no heap in " DMA_HEAP_DIR);
+	self->fds_before = count_fds();
+	self->heap_fd = heap_open(variant->heap);
+	ASSERT_LE(0, self->heap_fd) TH_LOG("open %s: %s", variant->heap,
+					   strerror(errno));
+}
+
+FIXTURE_TEARDOWN(heap)
+{
+	if (self->heap_fd >= 0)
+		close(self->heap_fd);
+	/* Every test closes what it opened: no fd leaks out of a test. */
+	EXPECT_EQ(self->fds_before, count_fds());
+}
+
+static off_t buf_size(int buf_fd)
+{
+	return lseek(buf_fd, 0, SEEK_END);
+}
+
+/* The buffer's access mode and close-on-exec, as the fd has them. */
+static void expect_fd_flags(struct __test_metadata *_metadata, int fd,
+			    int accmode, int cloexec)
+{
+	int fl = fcntl(fd, F_GETFL);
+	int fdfl = fcntl(fd, F_GETFD);
+
+	ASSERT_LE(0, fl);
+	ASSERT_LE(0, fdfl);
+	EXPECT_EQ(accmode, fl & O_ACCMODE);
+	EXPECT_EQ(cloexec, !!(fdfl & FD_CLOEXEC));
+}
+
+/* ABI: the 24-byte struct of the merged ABI. */
+TEST_F(heap, abi_struct_24)
+{
+	struct dma_heap_allocation_data data = {
+		.len = BUF_LEN,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+
+	ASSERT_EQ(0, ioctl(self->heap_fd, DMA_HEAP_IOCTL_ALLOC, &data));
+	ASSERT_EQ(ALLOC_IOCTL(24), DMA_HEAP_IOCTL_ALLOC);
+	ASSERT_LT(2, (int)data.fd);
+	EXPECT_EQ(BUF_LEN, data.len);
+	EXPECT_EQ(O_RDWR | O_CLOEXEC, data.fd_flags);
+	EXPECT_EQ(0, data.heap_flags);
+	EXPECT_EQ(BUF_LEN, buf_size(data.fd));
+	expect_fd_flags(_metadata, data.fd, O_RDWR, 1);
+	ASSERT_EQ(0, close(data.fd));
+}
+
+/* ABI: an older, 16-byte struct without heap_flags (zero-extended). */
+TEST_F(heap, abi_struct_16_older)
+{
+	struct alloc_data_older data = {
+		.len = BUF_LEN,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+
+	ASSERT_EQ(0, ioctl(self->heap_fd, ALLOC_IOCTL(sizeof(data)), &data));
+	ASSERT_LT(2, (int)data.fd);
+	EXPECT_EQ(BUF_LEN, buf_size(data.fd));
+	expect_fd_flags(_metadata, data.fd, O_RDWR, 1);
+	ASSERT_EQ(0, close(data.fd));
+}
+
+/* ABI: the shortest accepted struct, 12 bytes: fd_flags reads as zero. */
+TEST_F(heap, abi_struct_12_minimal)
+{
+	struct alloc_data_minimal data = { .len = BUF_LEN };
+
+	ASSERT_EQ(0, ioctl(self->heap_fd, ALLOC_IOCTL(sizeof(data)), &data));
+	ASSERT_LT(2, (int)data.fd);
+	EXPECT_EQ(BUF_LEN, buf_size(data.fd));
+	expect_fd_flags(_metadata, data.fd, O_RDONLY, 0);
+	ASSERT_EQ(0, close(data.fd));
+}
+
+/* ABI: a newer, 48-byte struct: its unknown tail is ignored, not written. */
+TEST_F(heap, abi_struct_48_newer)
+{
+	struct alloc_data_newer data = {
+		.len = BUF_LEN,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+		.future = { 0xffffffff, 0x88888888, 0x11111111 },
+	};
+
+	ASSERT_EQ(0, ioctl(self->heap_fd, ALLOC_IOCTL(sizeof(data)), &data));
+	ASSERT_LT(2, (int)data.fd);
+	EXPECT_EQ(BUF_LEN, buf_size(data.fd));
+	EXPECT_EQ(0xffffffff, data.future[0]);
+	EXPECT_EQ(0x88888888, data.future[1]);
+	EXPECT_EQ(0x11111111, data.future[2]);
+	ASSERT_EQ(0, close(data.fd));
+}
+
+/* ABI: the 32-byte struct of the v6 series, reserved0/reserved1 ignored. */
+TEST_F(heap, abi_struct_32_v6)
+{
+	struct alloc_data_v6 data = {
+		.len = BUF_LEN,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+
+	ASSERT_EQ(0, ioctl(self->heap_fd, ALLOC_IOCTL(sizeof(data)), &data));
+	ASSERT_LT(2, (int)data.fd);
+	EXPECT_EQ(BUF_LEN, buf_size(data.fd));
+	EXPECT_EQ(0, data.reserved0);
+	EXPECT_EQ(0, data.reserved1);
+	ASSERT_EQ(0, close(data.fd));
+
+	data.fd = 0;
+	data.reserved0 = 0xdead;
+	data.reserved1 = 0xbeef;
+	ASSERT_EQ(0, ioctl(self->heap_fd, ALLOC_IOCTL(sizeof(data)), &data));
+	ASSERT_LT(2, (int)data.fd);
+	EXPECT_EQ(0xdead, data.reserved0);
+	EXPECT_EQ(0xbeef, data.reserved1);
+	ASSERT_EQ(0, close(data.fd));
+}
+
+/* ABI: the access mode and O_CLOEXEC of fd_flags reach the new fd. */
+TEST_F(heap, abi_fd_flags)
+{
+	static const int modes[] = { O_RDONLY, O_WRONLY, O_RDWR };
+	int i, cloexec, fd;
+
+	for (i = 0; i < 3; i++) {
+		for (cloexec = 0; cloexec < 2; cloexec++) {
+			fd = heap_alloc_flags(self->heap_fd, BUF_LEN,
+					      modes[i] | (cloexec ? O_CLOEXEC : 0), 0);
+			ASSERT_LE(0, fd) TH_LOG("mode %d: %s", modes[i], strerror(-fd));
+			expect_fd_flags(_metadata, fd, modes[i], cloexec);
+			ASSERT_EQ(0, close(fd));
+		}
+	}
+}
+
+/* ABI: lengths are rounded up to whole pages. */
+TEST_F(heap, abi_len_rounded_to_pages)
+{
+	size_t ps = page_size();
+	uint64_t lens[] = { 1, ps - 1, ps, ps + 1, 3 * ps + 17 };
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		fd = heap_alloc(self->heap_fd, lens[i]);
+		ASSERT_LE(0, fd) TH_LOG("len %llu: %s",
+					(unsigned long long)lens[i], strerror(-fd));
+		EXPECT_EQ((off_t)((lens[i] + ps - 1) / ps * ps), buf_size(fd));
+		ASSERT_EQ(0, close(fd));
+	}
+}
+
+/*
+ * The ioctl @cmd with @arg fails with exactly @err, and leaves no new fd in
+ * /proc/self/fd.
+ */
+#define EXPECT_ALLOC_ERRNO(err, cmd, arg, fmt, ...) do {			\
+	int __before = count_fds();						\
+	int __ret = ioctl(self->heap_fd, (cmd), (arg));				\
+	int __errno = errno;							\
+	EXPECT_EQ(-1, __ret) TH_LOG(fmt ": succeeded", ##__VA_ARGS__);	\
+	if (__ret == -1)							\
+		EXPECT_EQ(err, __errno) TH_LOG(fmt ": %s", ##__VA_ARGS__,	\
+					       strerror(__errno));		\
+	EXPECT_EQ(__before, count_fds()) TH_LOG(fmt ": fd left behind",	\
+						##__VA_ARGS__);			\
+} while (0)
+
+/* Errors: a zero length is EINVAL. */
+TEST_F(heap, err_len_zero)
+{
+	struct dma_heap_allocation_data data = { .fd_flags = O_RDWR | O_CLOEXEC };
+
+	EXPECT_ALLOC_ERRNO(EINVAL, DMA_HEAP_IOCTL_ALLOC, &data, "len 0");
+}
+
+/* Errors: a length that cannot be rounded up to pages is EINVAL. */
+TEST_F(heap, err_len_near_u64_max)
+{
+	uint64_t ps = page_size();
+	uint64_t lens[] = { U64_MAX, U64_MAX - 1, U64_MAX - ps + 2,
+			    U64_MAX - ps / 2 };
+	struct dma_heap_allocation_data data = { .fd_flags = O_RDWR | O_CLOEXEC };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		data.len = lens[i];
+		data.fd = 0;
+		EXPECT_ALLOC_ERRNO(EINVAL, DMA_HEAP_IOCTL_ALLOC, &data,
+				   "len %#llx", (unsigned long long)lens[i]);
+	}
+}
+
+/* Errors: more than the machine has is ENOMEM, at once. */
+TEST_F(heap, err_len_too_large_enomem)
+{
+	struct dma_heap_allocation_data data = {
+		.len = 1ULL << 40,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+
+	EXPECT_ALLOC_ERRNO(ENOMEM, DMA_HEAP_IOCTL_ALLOC, &data, "len 1 TiB");
+}
+
+/* Errors: a non-zero fd on entry is EINVAL. */
+TEST_F(heap, err_fd_nonzero)
+{
+	uint32_t fds[] = { 1, 3, 0x80000000, 0xffffffff };
+	struct dma_heap_allocation_data data = {
+		.len = BUF_LEN,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		data.fd = fds[i];
+		EXPECT_ALLOC_ERRNO(EINVAL, DMA_HEAP_IOCTL_ALLOC, &data,
+				   "fd %#x", fds[i]);
+	}
+}
+
+/* Errors: every fd_flags bit but O_CLOEXEC and O_ACCMODE, alone, is EINVAL. */
+TEST_F(heap, err_fd_flags_each_invalid_bit)
+{
+	struct dma_heap_allocation_data data = { .len = BUF_LEN };
+	int bit, tried = 0;
+
+	for (bit = 0; bit < 32; bit++) {
+		uint32_t flag = 1U << bit;
+
+		if (flag & (O_CLOEXEC | O_ACCMODE))
+			continue;
+		data.fd = 0;
+		data.fd_flags = O_RDWR | flag;
+		EXPECT_ALLOC_ERRNO(EINVAL, DMA_HEAP_IOCTL_ALLOC, &data,
+				   "fd_flags bit %d", bit);
+		tried++;
+	}
+	EXPECT_EQ(29, tried);
+}
+
+/* Errors: every heap_flags bit, alone, is EINVAL (no heap defines any). */
+TEST_F(heap, err_heap_flags_each_bit)
+{
+	struct dma_heap_allocation_data data = {
+		.len = BUF_LEN,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	int bit;
+
+	for (bit = 0; bit < 64; bit++) {
+		data.fd = 0;
+		data.heap_flags = 1ULL << bit;
+		EXPECT_ALLOC_ERRNO(EINVAL, DMA_HEAP_IOCTL_ALLOC, &data,
+				   "heap_flags bit %d", bit);
+	}
+}
+
+/* Errors: another ioctl number, type or direction is ENOTTY. */
+TEST_F(heap, err_unknown_ioctl)
+{
+	struct dma_heap_allocation_data data = {
+		.len = BUF_LEN,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	const struct {
+		unsigned long cmd;
+		const char *name;
+	} cmds[] = {
+		{ _IOWR(DMA_HEAP_IOC_MAGIC, 0x1, struct dma_heap_allocation_data), "nr 1" },
+		{ _IOWR(DMA_HEAP_IOC_MAGIC, 0xff, struct dma_heap_allocation_data), "nr 0xff" },
+		{ _IOWR('h', 0x0, struct dma_heap_allocation_data), "type 'h'" },
+		{ _IOR(DMA_HEAP_IOC_MAGIC, 0x0, struct dma_heap_allocation_data), "_IOR" },
+		{ _IOW(DMA_HEAP_IOC_MAGIC, 0x0, struct dma_heap_allocation_data), "_IOW" },
+		{ _IO(DMA_HEAP_IOC_MAGIC, 0x0), "_IO" },
+		{ DMA_BUF_IOCTL_SYNC, "DMA_BUF_IOCTL_SYNC" },
+		{ 0, "0" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		data.fd = 0;
+		EXPECT_ALLOC_ERRNO(ENOTTY, cmds[i].cmd, &data, "%s", cmds[i].name);
+	}
+}
+
+/* Errors: a struct that does not reach past fd is EINVAL. */
+TEST_F(heap, err_struct_too_short)
+{
+	struct dma_heap_allocation_data data = {
+		.len = BUF_LEN,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	unsigned int sizes[] = { 0, 4, 8, 11 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		EXPECT_ALLOC_ERRNO(EINVAL, ALLOC_IOCTL(sizes[i]), &data,
+				   "size %u", sizes[i]);
+}
+
+/*
+ * Errors: an unreadable or unwritable argument is EFAULT.  The read-only
+ * argument gets past the checks and the allocation: only the copy back
+ * fails, and the fd must not be left installed.
+ */
+TEST_F(heap, err_bad_pointer)
+{
+	struct dma_heap_allocation_data data = {
+		.len = BUF_LEN,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	size_t ps = page_size();
+	void *page;
+
+	EXPECT_ALLOC_ERRNO(EFAULT, DMA_HEAP_IOCTL_ALLOC, NULL, "NULL");
+	EXPECT_ALLOC_ERRNO(EFAULT, DMA_HEAP_IOCTL_ALLOC,
+			   (void *)0xffff888000000000UL, "kernel address");
+
+	page = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	ASSERT_EQ(0, munmap((char *)page + ps, ps));
+	/* Straddles the end of the mapping. */
+	memcpy((char *)page + ps - 8, &data, 8);
+	EXPECT_ALLOC_ERRNO(EFAULT, DMA_HEAP_IOCTL_ALLOC, (char *)page + ps - 8,
+			   "straddling unmapped page");
+	/* Readable, not writable. */
+	memcpy(page, &data, sizeof(data));
+	ASSERT_EQ(0, mprotect(page, ps, PROT_READ));
+	EXPECT_ALLOC_ERRNO(EFAULT, DMA_HEAP_IOCTL_ALLOC, page, "read-only");
+	ASSERT_EQ(0, munmap(page, ps));
+}
+
+/* mmap: a private mapping is refused with EINVAL. */
+TEST_F(heap, mmap_private_refused)
+{
+	void *p;
+	int fd;
+
+	fd = heap_alloc(self->heap_fd, BUF_LEN);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	if (p != MAP_FAILED)
+		munmap(p, BUF_LEN);
+	p = mmap(NULL, BUF_LEN, PROT_READ, MAP_PRIVATE, fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	if (p != MAP_FAILED)
+		munmap(p, BUF_LEN);
+	ASSERT_EQ(0, close(fd));
+}
+
+/* mmap: longer than the buffer, or starting at or past its end, fails. */
+TEST_F(heap, mmap_past_end_refused)
+{
+	size_t ps = page_size();
+	const struct {
+		size_t len;
+		off_t off;
+	} bad[] = {
+		{ BUF_LEN + ps, 0 },
+		{ 2 * BUF_LEN, 0 },
+		{ ps, BUF_LEN },
+		{ ps, BUF_LEN + ps },
+		{ 2 * ps, BUF_LEN - ps },
+		{ BUF_LEN, ps },
+	};
+	unsigned int i;
+	void *p;
+	int fd;
+
+	fd = heap_alloc(self->heap_fd, BUF_LEN);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = mmap(NULL, bad[i].len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, bad[i].off);
+		EXPECT_EQ(MAP_FAILED, p) TH_LOG("len %zu off %lld mapped",
+						bad[i].len, (long long)bad[i].off);
+		if (p != MAP_FAILED)
+			munmap(p, bad[i].len);
+		else
+			EXPECT_EQ(EINVAL, errno);
+	}
+	ASSERT_EQ(0, close(fd));
+}
+
+/* mmap: mremap cannot grow a mapping past the buffer. */
+TEST_F(heap, mremap_grow_refused)
+{
+	size_t ps = page_size();
+	unsigned char *p, *q;
+	int fd;
+
+	fd = heap_alloc(self->heap_fd, BUF_LEN);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0x3c, BUF_LEN);
+
+	q = mremap(p, BUF_LEN, BUF_LEN + ps, MREMAP_MAYMOVE);
+	EXPECT_EQ(MAP_FAILED, q) TH_LOG("mremap grew the mapping");
+	if (q != MAP_FAILED) {
+		p = q;
+		munmap(p, BUF_LEN + ps);
+	} else {
+		q = mremap(p, BUF_LEN, 2 * BUF_LEN, 0);
+		EXPECT_EQ(MAP_FAILED, q);
+		/* The original mapping is intact. */
+		EXPECT_EQ(0x3c, p[0]);
+		EXPECT_EQ(0x3c, p[BUF_LEN - 1]);
+		/* Shrinking is fine. */
+		q = mremap(p, BUF_LEN, BUF_LEN / 2, 0);
+		EXPECT_EQ(p, q);
+		munmap(p, BUF_LEN / 2);
+	}
+	ASSERT_EQ(0, close(fd));
+}
+
+/* mmap: a mapping at an offset inside the buffer shows the right pages. */
+TEST_F(heap, mmap_offset_inside)
+{
+	size_t ps = page_size();
+	size_t pages = BUF_LEN / ps, i;
+	unsigned char *all, *part;
+	int fd;
+
+	fd = heap_alloc(self->heap_fd, BUF_LEN);
+	ASSERT_LE(0, fd);
+	all = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, all);
+	ASSERT_EQ(0, buf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW));
+	for (i = 0; i < pages; i++)
+		memset(all + i * ps, (int)(i + 1), ps);
+	ASSERT_EQ(0, buf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW));
+
+	part = mmap(NULL, BUF_LEN - 3 * ps, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fd, 3 * ps);
+	ASSERT_NE(MAP_FAILED, part);
+	for (i = 0; i < pages - 3; i++) {
+		EXPECT_EQ(i + 4, part[i * ps]);
+		EXPECT_EQ(i + 4, part[i * ps + ps - 1]);
+	}
+	/* The last page alone. */
+	munmap(part, BUF_LEN - 3 * ps);
+	part = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    BUF_LEN - ps);
+	ASSERT_NE(MAP_FAILED, part);
+	EXPECT_EQ(pages, part[0]);
+	/* Writes through one mapping show through the other. */
+	part[1] = 0xee;
+	EXPECT_EQ(0xee, all[BUF_LEN - ps + 1]);
+	munmap(part, ps);
+	munmap(all, BUF_LEN);
+	ASSERT_EQ(0, close(fd));
+}
+
+/* mmap: PROT_WRITE on an O_RDONLY buffer fd is refused; PROT_READ works. */
+TEST_F(heap, mmap_write_on_rdonly_refused)
+{
+	unsigned char *p;
+	int fd;
+
+	fd = heap_alloc_flags(self->heap_fd, BUF_LEN, O_RDONLY | O_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EACCES, errno);
+	if (p != MAP_FAILED)
+		munmap(p, BUF_LEN);
+	p = mmap(NULL, BUF_LEN, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, p[0]);
+	EXPECT_EQ(-1, mprotect(p, BUF_LEN, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	munmap(p, BUF_LEN);
+	ASSERT_EQ(0, close(fd));
+}
+
+/* DMA_BUF_IOCTL_SYNC: every valid start/end and direction is accepted. */
+TEST_F(heap, sync_valid_flags)
+{
+	static const uint64_t dirs[] = {
+		DMA_BUF_SYNC_READ, DMA_BUF_SYNC_WRITE, DMA_BUF_SYNC_RW,
+	};
+	unsigned int i;
+	int fd;
+
+	fd = heap_alloc(self->heap_fd, BUF_LEN);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(0, buf_sync(fd, DMA_BUF_SYNC_START | dirs[i]));
+		EXPECT_EQ(0, buf_sync(fd, DMA_BUF_SYNC_END | dirs[i]));
+	}
+	ASSERT_EQ(0, close(fd));
+}
+
+/* DMA_BUF_IOCTL_SYNC: no direction, an unknown bit or a bad pointer fail. */
+TEST_F(heap, sync_invalid_flags)
+{
+	int fd, bit;
+
+	fd = heap_alloc(self->heap_fd, BUF_LEN);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, buf_sync(fd, DMA_BUF_SYNC_START));
+	EXPECT_EQ(-EINVAL, buf_sync(fd, DMA_BUF_SYNC_END));
+	for (bit = 0; bit < 64; bit++) {
+		uint64_t flag = 1ULL << bit;
+
+		if (flag & DMA_BUF_SYNC_VALID_FLAGS_MASK)
+			continue;
+		EXPECT_EQ(-EINVAL, buf_sync(fd, DMA_BUF_SYNC_RW | flag))
+			TH_LOG("bit %d", bit);
+	}
+	EXPECT_EQ(-1, ioctl(fd, DMA_BUF_IOCTL_SYNC, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, close(fd));
+}
+
+static int all_zero(const unsigned char *p, size_t len, size_t *at)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += sizeof(uint64_t)) {
+		if (*(const uint64_t *)(p + i)) {
+			*at = i;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Zeroing: fresh buffers read zero after dirty ones were freed. */
+TEST_F_TIMEOUT(heap, zero_after_dirty_free, 300)
+{
+	size_t ps = page_size();
+	size_t sizes[] = { ps, 17 * ps, ONE_MIB, 4 * ONE_MIB };
+	int fds[16];
+	unsigned int s, i;
+	unsigned char *p;
+	size_t at = 0;
+
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t len = sizes[s];
+
+		for (i = 0; i < 16; i++) {
+			fds[i] = heap_alloc(self->heap_fd, len);
+			ASSERT_LE(0, fds[i]) TH_LOG("len %zu: %s", len,
+						    strerror(-fds[i]));
+			p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 fds[i], 0);
+			ASSERT_NE(MAP_FAILED, p);
+			buf_sync(fds[i], DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+			memset(p, 0xa5, len);
+			buf_sync(fds[i], DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+			munmap(p, len);
+		}
+		for (i = 0; i < 16; i++)
+			close(fds[i]);
+		for (i = 0; i < 16; i++) {
+			fds[i] = heap_alloc(self->heap_fd, len);
+			ASSERT_LE(0, fds[i]);
+			p = mmap(NULL, len, PROT_READ, MAP_SHARED, fds[i], 0);
+			ASSERT_NE(MAP_FAILED, p);
+			buf_sync(fds[i], DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+			EXPECT_TRUE(all_zero(p, len, &at))
+				TH_LOG("len %zu buffer %u: byte %zu is %#x",
+				       len, i, at, p[at]);
+			buf_sync(fds[i], DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+			munmap(p, len);
+		}
+		for (i = 0; i < 16; i++)
+			close(fds[i]);
+	}
+}
+
+/* Lifetime: the heap fd closes with buffers outstanding; both keep working. */
+TEST_F(heap, lifetime_close_heap_with_buffers)
+{
+	unsigned char *p;
+	int fds[4], i;
+
+	for (i = 0; i < 4; i++) {
+		fds[i] = heap_alloc(self->heap_fd, BUF_LEN);
+		ASSERT_LE(0, fds[i]);
+	}
+	ASSERT_EQ(0, close(self->heap_fd));
+	self->heap_fd = -1;
+	for (i = 0; i < 4; i++) {
+		p = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fds[i], 0);
+		ASSERT_NE(MAP_FAILED, p);
+		ASSERT_EQ(0, buf_sync(fds[i], DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW));
+		memset(p, i + 1, BUF_LEN);
+		ASSERT_EQ(0, buf_sync(fds[i], DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW));
+		munmap(p, BUF_LEN);
+	}
+	/* The heap itself is still there for a new opener. */
+	self->heap_fd = heap_open(variant->heap);
+	ASSERT_LE(0, self->heap_fd);
+	i = heap_alloc(self->heap_fd, BUF_LEN);
+	ASSERT_LE(0, i);
+	close(i);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, close(fds[i]));
+}
+
+/* Lifetime: a mapping outlives both the buffer fd and the heap fd. */
+TEST_F(heap, lifetime_mapping_outlives_fds)
+{
+	unsigned char *p;
+	size_t i;
+	int fd;
+
+	fd = heap_alloc(self->heap_fd, BUF_LEN);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0x77, BUF_LEN);
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(0, close(self->heap_fd));
+	self->heap_fd = -1;
+	for (i = 0; i < BUF_LEN; i += 512)
+		ASSERT_EQ(0x77, p[i]);
+	memset(p, 0x11, BUF_LEN);
+	EXPECT_EQ(0x11, p[BUF_LEN - 1]);
+	ASSERT_EQ(0, munmap(p, BUF_LEN));
+}
+
+/* Lifetime: after fork the child maps, reads, writes and allocates. */
+TEST_F(heap, lifetime_fork_child_uses)
+{
+	unsigned char *p;
+	int fd, status;
+	pid_t pid;
+
+	fd = heap_alloc(self->heap_fd, BUF_LEN);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0x42, BUF_LEN);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		unsigned char *c;
+		int nfd;
+
+		/* The inherited mapping and a new one of the inherited fd. */
+		if (p[0] != 0x42 || p[BUF_LEN - 1] != 0x42)
+			_exit(1);
+		c = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (c == MAP_FAILED || c[BUF_LEN / 2] != 0x42)
+			_exit(2);
+		if (buf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW))
+			_exit(3);
+		memset(c, 0x24, BUF_LEN);
+		if (buf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
+			_exit(4);
+		munmap(c, BUF_LEN);
+		nfd = heap_alloc(self->heap_fd, BUF_LEN);
+		if (nfd < 0)
+			_exit(5);
+		close(nfd);
+		close(fd);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0x24, p[0]);
+	EXPECT_EQ(0x24, p[BUF_LEN - 1]);
+	munmap(p, BUF_LEN);
+	ASSERT_EQ(0, close(fd));
+}
+
+/* How much of the heap one round of the memory test may hold at once. */
+static size_t mem_hold(const char *heap)
+{
+	long cma_free;
+
+	if (!strcmp(heap, "system"))
+		return MEM_ROUND_BYTES;
+	/* Other heaps are CMA areas: half of what is free there. */
+	cma_free = meminfo_kib("CmaFree");
+	if (cma_free <= 0)
+		return 16 * ONE_MIB;
+	return (size_t)cma_free * 1024 / 2 / MEM_CHUNK * MEM_CHUNK;
+}
+
+/*
+ * Memory: allocate and free 256 MiB per round (CMA heaps: 256 MiB per round
+ * in batches of half their free area), after a warm-up round; MemAvailable
+ * comes back to within MEM_TOLERANCE_KIB of where it started.
+ */
+TEST_F_TIMEOUT(heap, memory_alloc_free_256m, 600)
+{
+	size_t hold = mem_hold(variant->heap);
+	int nfds = hold / MEM_CHUNK;
+	long before = 0, during = 0, after = 0;
+	int *fds = calloc(nfds, sizeof(*fds));
+	int round, i, tries;
+	size_t done;
+
+	ASSERT_NE(NULL, fds);
+	ASSERT_LT(0, nfds);
+	for (round = 0; round <= MEM_ROUNDS; round++) {
+		if (round == 1)
+			before = meminfo_kib("MemAvailable");
+		for (done = 0; done < MEM_ROUND_BYTES; done += hold) {
+			for (i = 0; i < nfds; i++) {
+				fds[i] = heap_alloc(self->heap_fd, MEM_CHUNK);
+				ASSERT_LE(0, fds[i])
+					TH_LOG("round %d chunk %d: %s", round, i,
+					       strerror(-fds[i]));
+			}
+			if (round == 1 && !done)
+				during = meminfo_kib("MemAvailable");
+			for (i = 0; i < nfds; i++)
+				close(fds[i]);
+		}
+	}
+	/* Frees may be deferred a little (RCU, per-cpu lists): poll. */
+	for (tries = 0; tries < 50; tries++) {
+		after = meminfo_kib("MemAvailable");
+		if (after >= before - MEM_TOLERANCE_KIB)
+			break;
+		usleep(100 * 1000);
+	}
+	TH_LOG("%s: held %zu MiB per batch; MemAvailable %ld kB before, %ld kB held, %ld kB after",
+	       variant->heap, hold / ONE_MIB, before, during, after);
+	/* The allocations were real: they showed in MemAvailable. */
+	EXPECT_GE(before - during, (long)(hold / 1024 / 2));
+	EXPECT_GE(after, before - MEM_TOLERANCE_KIB);
+	free(fds);
+}
+
+struct stress {
+	int heap_fd;
+	atomic_int stop;
+	atomic_int errors;
+	atomic_long iterations;
+	char first_error[128];
+	pthread_mutex_t lock;
+};
+
+static void stress_fail(struct stress *s, const char *what, int err)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!s->errors)
+		snprintf(s->first_error, sizeof(s->first_error), "%s: %s",
+			 what, strerror(err));
+	s->errors++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void *stress_thread(void *arg)
+{
+	struct stress *s = arg;
+	size_t ps = page_size();
+	const size_t sizes[] = { ps, 3 * ps, 16 * ps, 64 * ps, ONE_MIB,
+				 2 * ONE_MIB + ps };
+	unsigned int n = (unsigned int)(uintptr_t)pthread_self();
+	unsigned char *p;
+	long iters = 0;
+	int fd;
+
+	while (!s->stop) {
+		size_t len = sizes[n++ % (sizeof(sizes) / sizeof(sizes[0]))];
+		unsigned char val = (unsigned char)(n | 1);
+
+		fd = heap_alloc(s->heap_fd, len);
+		if (fd < 0) {
+			stress_fail(s, "alloc", -fd);
+			break;
+		}
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED) {
+			stress_fail(s, "mmap", errno);
+			close(fd);
+			break;
+		}
+		if (p[0] || p[len - 1])
+			stress_fail(s, "not zeroed", 0);
+		if (buf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW))
+			stress_fail(s, "sync start", errno);
+		memset(p, val, len);
+		if (p[len / 2] != val)
+			stress_fail(s, "readback", 0);
+		if (buf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
+			stress_fail(s, "sync end", errno);
+		munmap(p, len);
+		close(fd);
+		iters++;
+	}
+	s->iterations += iters;
+	return (void *)iters;
+}
+
+/*
+ * Concurrency: 8 threads allocate, mmap, sync and free mixed sizes for
+ * STRESS_SECS; none fails, each makes progress, and no fd or memory is left.
+ */
+TEST_F_TIMEOUT(heap, concurrency_8_threads, 300)
+{
+	struct stress s = { .heap_fd = self->heap_fd };
+	pthread_t threads[STRESS_THREADS];
+	long before, after = 0;
+	int i, fds, tries;
+	void *ret;
+
+	pthread_mutex_init(&s.lock, NULL);
+	fds = count_fds();
+	before = meminfo_kib("MemAvailable");
+	for (i = 0; i < STRESS_THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&threads[i], NULL, stress_thread, &s));
+	sleep(STRESS_SECS);
+	s.stop = 1;
+	for (i = 0; i < STRESS_THREADS; i++) {
+		ASSERT_EQ(0, pthread_join(threads[i], &ret));
+		EXPECT_LT(0, (long)ret) TH_LOG("thread %d made no progress", i);
+	}
+	EXPECT_EQ(0, s.errors) TH_LOG("%d errors, first: %s", s.errors,
+				      s.first_error);
+	EXPECT_EQ(fds, count_fds());
+	for (tries = 0; tries < 50; tries++) {
+		after = meminfo_kib("MemAvailable");
+		if (after >= before - MEM_TOLERANCE_KIB)
+			break;
+		usleep(100 * 1000);
+	}
+	TH_LOG("%ld iterations; MemAvailable %ld kB before, %ld kB after",
+	       (long)s.iterations, before, after);
+	EXPECT_GE(after, before - MEM_TOLERANCE_KIB);
+}
+
+HEAP_HARNESS_MAIN(heap)

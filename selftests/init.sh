@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the kselftest boot's initramfs (busybox sh).  Mounts the pseudo
+# filesystems, runs every binary listed in /tests/list, runs a kmemleak
+# scan, and reboots, which -no-reboot turns into QEMU exiting.  Test output
+# goes to the second serial port (ttyS1), the kernel's log to the first, so
+# that they never interleave.  run-selftests.sh parses the @@ markers.
+/bin/busybox mount -t proc proc /proc
+/bin/busybox --install -s /bin
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+[ -c /dev/ttyS1 ] && exec >/dev/ttyS1 2>&1 </dev/null
+
+echo "@@ BOOT $(uname -r)"
+echo "@@ HEAPS $(ls /dev/dma_heap 2>/dev/null | tr '\n' ' ')"
+echo "@@ DRI $(ls /dev/dri 2>/dev/null | tr '\n' ' ')"
+cd /tmp || exit 1
+for t in $(cat /tests/list); do
+	echo "@@ BEGIN $t $(date +%s)"
+	"/tests/$t"
+	echo "@@ END $t rc=$? $(date +%s)"
+done
+
+# kmemleak only reports objects older than 5 s, found unreferenced in a
+# scan: scan, wait, scan again, then print what it found.
+echo "@@ BEGIN kmemleak $(date +%s)"
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak
+	echo "@@ END kmemleak rc=0 $(date +%s)"
+else
+	echo "@@ END kmemleak rc=1 $(date +%s)"
+fi
+echo "@@ MEMINFO $(grep -E 'MemAvailable|CmaFree' /proc/meminfo | tr -s ' \n' ' ')"
+echo "@@ DONE"
+sleep 1
+reboot -f

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn what the kselftest boot printed into one TAP document.
+
+  parse-results.py --tests "A B C" --heaps "system cma" --qemu-rc N
+                   --timeout S TESTS_LOG CONSOLE_LOG
+
+TESTS_LOG is the second serial port: /init's @@ markers around each test
+binary's output and the kmemleak report.  CONSOLE_LOG is the kernel's log.
+Each binary becomes a parent result with its own results indented below it
+(upstream's dmabuf-heap.c prints no TAP: its "Testing ...: OK" lines become
+the results), followed by a leaf result saying whether it ran to the end.
+Harness-level checks (heaps present, boot completed, kernel log clean,
+kmemleak report empty) are leaf results too, so tap-count.py counts a
+kernel WARNING or a missing binary as a failure.  Prints the TAP; exits 1
+when anything failed.
+"""
+import argparse
+import re
+import sys
+
+# What the kernel prints when something is wrong that no test can see.
+BAD_KERNEL = re.compile(
+    r"BUG:|WARNING:|KASAN:|kernel BUG|Kernel panic|Oops|general protection fault"
+    r"|possible circular locking|possible recursive locking|inconsistent lock state"
+    r"|INFO: trying to register|turning off the locking correctness validator|INFO: possible|INFO: task .* blocked|suspected memory leak"
+    r"|kmemleak: .*(disabled|Cannot)|list_(add|del) corruption|Call Trace:"
+    r"|UBSAN:|Out of memory|oom-kill|invalid opcode")
+# Benign lines the pattern would otherwise catch.
+BENIGN_KERNEL = re.compile(r"lockdep: |Lock dependency validator|lock debugging|"
+                           r"in-kernel lock dependency|MAX_LOCKDEP|kmemleak: Kernel memory leak detector initialized")
+
+MARK = re.compile(r"^@@ (\w+)\s?(.*)$")
+
+
+class Tap:
+    def __init__(self):
+        self.lines = []
+        self.n = 0
+        self.failed = 0
+
+    def result(self, ok, desc, directive=""):
+        self.n += 1
+        if not ok:
+            self.failed += 1
+        d = f" # {directive}" if directive else ""
+        self.lines.append(f"{'ok' if ok else 'not ok'} {self.n} {desc}{d}")
+
+    def comment(self, text):
+        for line in text.splitlines():
+            self.lines.append(f"# {line}")
+
+    def raw(self, line):
+        self.lines.append(line)
+
+    def dump(self):
+        return "\n".join(["TAP version 13", f"1..{self.n}"] + self.lines) + "\n"
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().replace("\r", "").splitlines()
+    except OSError:
+        return []
+
+
+def sections(lines):
+    """The @@ BEGIN/END sections of the test log, the other markers."""
+    secs, marks, cur, body = {}, {}, None, []
+    for line in lines:
+        m = MARK.match(line)
+        if not m:
+            if cur:
+                body.append(line)
+            continue
+        kind, rest = m.group(1), m.group(2)
+        if kind == "BEGIN":
+            cur, body = rest.split()[0], []
+        elif kind == "END" and cur:
+            rc = re.search(r"rc=(\d+)", rest)
+            secs[cur] = (body, int(rc.group(1)) if rc else None)
+            cur = None
+        else:
+            marks[kind] = rest
+    if cur:  # began, never ended: crashed or timed out inside
+        secs[cur] = (body, None)
+    return secs, marks
+
+
+RESULT = re.compile(r"^(not ok|ok)\s+(\d+)")
+PLAN = re.compile(r"^1\.\.(\d+)")
+
+
+def harness_binary(tap, name, body, rc):
+    """A kselftest_harness binary: its TAP indented under a parent."""
+    results = []
+    plan = None
+    for line in body:
+        tap.raw("  " + line)
+        m = RESULT.match(line)
+        if m:
+            results.append(m.group(1) == "ok")
+        m = PLAN.match(line)
+        if m:
+            plan = int(m.group(1))
+    ok = rc == 0 and plan is not None and plan == len(results) and all(results)
+    tap.result(ok, f"{name}")
+    tap.result(rc == 0 and plan is not None and plan == len(results) and plan > 0,
+               f"{name}: ran to the end (exit {rc}, plan {plan}, {len(results)} results)")
+
+
+def upstream_binary(tap, name, body, rc, heaps_found):
+    """Upstream's dmabuf-heap.c: "Testing heap: X" then "  Testing ...: OK"."""
+    heap = None
+    tested = []
+    sub = []
+    for line in body:
+        tap.raw("  # " + line)
+        m = re.match(r"^Testing heap: (\S+)", line)
+        if m:
+            heap = m.group(1)
+            tested.append(heap)
+            continue
+        m = re.match(r"^\s+Testing (.*?):\s*(.*)$", line)
+        if m and heap:
+            desc, verdict = m.group(1), m.group(2)
+            ok = "OK" in verdict and "FAIL" not in verdict and "skipping" not in verdict
+            sub.append((ok, f"{heap}: {desc}" + ("" if ok else f" ({verdict.strip()})")))
+    for i, (ok, desc) in enumerate(sub, 1):
+        tap.raw(f"  {'ok' if ok else 'not ok'} {i} {desc}")
+    tap.result(rc == 0 and sub and all(ok for ok, _ in sub), name)
+    missing = [h for h in heaps_found if h not in tested]
+    tap.result(rc == 0 and not missing and bool(tested),
+               f"{name}: exit {rc}, tested every heap"
+               + (f" (not tested: {' '.join(missing)})" if missing else ""))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tests", default="")
+    ap.add_argument("--heaps", default="")
+    ap.add_argument("--qemu-rc", type=int, default=0)
+    ap.add_argument("--timeout", type=int, default=0)
+    ap.add_argument("tests_log")
+    ap.add_argument("console_log")
+    a = ap.parse_args()
+
+    tap = Tap()
+    secs, marks = sections(read(a.tests_log))
+    console = read(a.console_log)
+    heaps_found = marks.get("HEAPS", "").split()
+
+    tap.result("BOOT" in marks, f"boot: /init started ({marks.get('BOOT', 'no output')})")
+    # The heaps the config builds are registered: the system heap by name,
+    # the CMA heap as any other heap (its name is its CMA area's).
+    for h in a.heaps.split():
+        if h == "cma":
+            others = [x for x in heaps_found if x != "system"]
+            tap.result(bool(others), f"heap: a CMA heap is registered ({' '.join(others) or 'none'})")
+        else:
+            tap.result(h in heaps_found, f"heap: {h} is registered")
+    tap.result(bool(marks.get("DRI", "").split()), f"vgem: /dev/dri has {marks.get('DRI', '') or 'nothing'}")
+
+    for t in a.tests.split():
+        if t not in secs:
+            tap.result(False, f"{t}: did not run")
+            continue
+        body, rc = secs[t]
+        if t == "dmabuf-heap":
+            upstream_binary(tap, t, body, rc, heaps_found)
+        else:
+            harness_binary(tap, t, body, rc)
+
+    body, rc = secs.get("kmemleak", ([], None))
+    leaks = [line for line in body if line.strip()]
+    if leaks:
+        tap.comment("\n".join(leaks[:200]))
+    tap.result(rc == 0 and not leaks,
+               "kmemleak: report empty" if rc == 0 else "kmemleak: no report")
+
+    bad = [line for line in console
+           if BAD_KERNEL.search(line) and not BENIGN_KERNEL.search(line)]
+    if bad:
+        tap.comment("kernel log:\n" + "\n".join(bad[:100]))
+    tap.result(not bad, f"kernel log: no BUG, WARNING, KASAN, lockdep or kmemleak report ({len(bad)} lines)")
+
+    timed_out = a.qemu_rc in (124, 137)
+    tap.result("DONE" in marks and not timed_out,
+               "boot: ran to the end and powered off"
+               + (f" (timed out after {a.timeout}s)" if timed_out else "")
+               + ("" if "DONE" in marks else " (no @@ DONE)"))
+    if "MEMINFO" in marks:
+        tap.comment("meminfo at the end: " + marks["MEMINFO"])
+    sys.stdout.write(tap.dump())
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

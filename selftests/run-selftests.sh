@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The userspace kselftest boot (make selftest).
+#
+# Builds a small debug kernel (allnoconfig + selftests/kernel.config) from
+# the prepared tree in $SELFTEST_BUILD, installs its UAPI headers, builds the
+# tests as static binaries against them (upstream's dmabuf-heap.c unmodified,
+# our dma-heap-seed and dma-heap-test), packs them with a static busybox
+# into an initramfs, boots it under QEMU and turns what the boot printed
+# into TAP.  Writes $RESULTS/selftest.tap and $RESULTS/selftest.counts
+# ("passed failed skipped") and exits non-zero on any failure: a failed
+# test, a kernel BUG/WARNING/KASAN/lockdep/kmemleak report, a timeout, or
+# an expected binary or heap that did not show up.
+#
+#   SELFTEST_KDIR=dir     source tree (default $KDIR)
+#   SELFTEST_TIMEOUT=s    bound on the QEMU run (default 1800)
+#   SELFTEST_MEM=MiB      guest memory (default 2048)
+#   SELFTEST_SMP=n        guest CPUs (default 2)
+#   SELFTEST_TESTS="..."  which binaries to run (default all three)
+#   DMA_HEAPS_ACCEL=tcg|kvm  skips the KVM probe
+set -eu
+. "$(dirname "$0")/../scripts/common.sh"
+
+SRC=${SELFTEST_KDIR:-$KDIR}
+B=$SELFTEST_BUILD
+TIMEOUT=${SELFTEST_TIMEOUT:-1800}
+MEM=${SELFTEST_MEM:-2048}
+SMP=${SELFTEST_SMP:-2}
+TESTS=${SELFTEST_TESTS:-"dmabuf-heap dma-heap-seed dma-heap-test"}
+HERE=$REPO/selftests
+RUN=$B/run
+CMDLINE="console=ttyS0 cma=64M panic_on_warn=1 panic=-1 oops=panic rdinit=/init kmemleak=on"
+
+mkdir -p "$RESULTS" "$B"
+rm -f "$RESULTS/selftest.tap" "$RESULTS/selftest.counts"
+
+# Anything that stops the run before the boot still leaves results.
+fail_setup() {
+	printf 'TAP version 13\n1..1\nnot ok 1 selftest setup: %s\n' "$*" >"$RESULTS/selftest.tap"
+	echo "0 1 0" >"$RESULTS/selftest.counts"
+	echo "selftest: $*" >&2
+	echo "selftest: 0 passed, 1 failed, 0 skipped"
+	exit 1
+}
+trap 'fail_setup "failed at line $LINENO"' ERR
+
+"$REPO/scripts/install-deps.sh" || fail_setup "missing packages"
+[ -f "$SRC/Makefile" ] || "$REPO/scripts/prepare-tree.sh" || fail_setup "no tree"
+[ -f "$SRC/Makefile" ] || fail_setup "no kernel tree in $SRC"
+
+start=$(date +%s)
+
+# 1. The kernel: allnoconfig plus the fragment.  An option of the fragment
+# that this tree has but the result lacks means a dependency is missing;
+# one that the tree does not have yet (a heap still being written) is noted.
+cfglog=$B/merge_config.log
+(cd "$SRC" && ARCH=x86_64 scripts/kconfig/merge_config.sh -n -O "$B" \
+	"$HERE/kernel.config") >"$cfglog" 2>&1 || { cat "$cfglog" >&2; fail_setup "merge_config failed"; }
+dropped=""
+for opt in $(sed -n 's/^Value requested for CONFIG_\([A-Za-z0-9_]*\) not in final .config$/\1/p' "$cfglog"); do
+	if grep -rqx --include='Kconfig*' "\(menu\)\?config $opt" "$SRC"; then
+		dropped="$dropped $opt"
+	else
+		echo "selftest: CONFIG_$opt is not in this tree yet"
+	fi
+done
+[ -z "$dropped" ] || fail_setup "kernel.config options dropped by Kconfig:$dropped"
+
+echo "selftest: building the kernel in $B"
+make -s -C "$SRC" O="$B" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" bzImage </dev/null ||
+	fail_setup "kernel build failed"
+make -s -C "$SRC" O="$B" ARCH=x86_64 headers_install INSTALL_HDR_PATH="$B/hdr" </dev/null ||
+	fail_setup "headers_install failed"
+built=$(date +%s)
+
+# 2. The tests, static, against the tree's UAPI headers.
+T=$B/tests
+rm -rf "$T"
+mkdir -p "$T"
+make -s -C "$SRC/tools/testing/selftests/dmabuf-heaps" OUTPUT="$T" \
+	KHDR_INCLUDES="-isystem $B/hdr/include" </dev/null ||
+	fail_setup "building upstream's dmabuf-heap failed"
+for t in dma-heap-seed dma-heap-test; do
+	gcc -static -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+		-Wno-clobbered -isystem "$B/hdr/include" \
+		-I"$SRC/tools/testing/selftests" -o "$T/$t" "$HERE/$t.c" -lpthread ||
+		fail_setup "building $t failed"
+done
+
+# 3. The initramfs: busybox, /init and the tests, made by the tree's own
+# gen_init_cpio (no root needed for /dev/console).
+gcc -O2 -o "$B/gen_init_cpio" "$SRC/usr/gen_init_cpio.c"
+busybox=$(command -v busybox)
+readelf -l "$busybox" | grep -q INTERP && fail_setup "$busybox is not static (busybox-static)"
+{
+	echo "dir /dev 0755 0 0"
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "nod /dev/null 0666 0 0 c 1 3"
+	for d in /bin /proc /sys /tmp /tests; do echo "dir $d 0755 0 0"; done
+	echo "file /bin/busybox $busybox 0755 0 0"
+	echo "slink /bin/sh busybox 0777 0 0"
+	echo "file /init $HERE/init.sh 0755 0 0"
+	echo "$TESTS" | tr ' ' '\n' | sed '/^$/d' >"$B/tests.list"
+	echo "file /tests/list $B/tests.list 0644 0 0"
+	for t in $TESTS; do echo "file /tests/$t $T/$t 0755 0 0"; done
+} >"$B/initramfs.list"
+"$B/gen_init_cpio" "$B/initramfs.list" >"$B/initramfs.cpio"
+
+# 4. The boot.  Each serial port goes to a file and stdin is /dev/null, so
+# the run needs no terminal (CI has no stdin).
+accel=${DMA_HEAPS_ACCEL:-}
+if [ -z "$accel" ]; then
+	# The probe boots a KUnit kernel; without one, do not guess: TCG.
+	if [ -f "$KUNIT_BUILD/arch/x86/boot/bzImage" ]; then
+		accel=$("$REPO/scripts/probe-kvm.sh" "$KUNIT_BUILD/arch/x86/boot/bzImage")
+	else
+		accel=tcg
+	fi
+fi
+cpu=()
+[ "$accel" = kvm ] && cpu=(-cpu host)
+rm -rf "$RUN"
+mkdir -p "$RUN"
+echo "selftest: booting under QEMU ($accel, ${MEM} MiB, $SMP CPUs, timeout ${TIMEOUT}s)"
+trap - ERR
+qrc=0
+timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel "$accel" "${cpu[@]}" \
+	-m "$MEM" -smp "$SMP" -nodefaults -nographic -no-reboot -monitor none \
+	-bios qboot.rom \
+	-serial "file:$RUN/console.log" -serial "file:$RUN/tests.log" \
+	-kernel "$B/arch/x86/boot/bzImage" -initrd "$B/initramfs.cpio" \
+	-append "$CMDLINE" </dev/null >"$RUN/qemu.log" 2>&1 || qrc=$?
+end=$(date +%s)
+
+# 5. The verdict.
+expect_heaps=""
+grep -q '^CONFIG_DMABUF_HEAPS_SYSTEM=y' "$B/.config" && expect_heaps="$expect_heaps system"
+grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$B/.config" && expect_heaps="$expect_heaps cma"
+prc=0
+python3 "$HERE/parse-results.py" --tests "$TESTS" --heaps "$expect_heaps" \
+	--qemu-rc "$qrc" --timeout "$TIMEOUT" \
+	"$RUN/tests.log" "$RUN/console.log" >"$RESULTS/selftest.tap" || prc=$?
+[ "$prc" -le 1 ] || { cat "$RESULTS/selftest.tap" >&2; fail_setup "parse-results.py failed ($prc)"; }
+cp "$RUN/console.log" "$RESULTS/selftest-console.log"
+cp "$RUN/tests.log" "$RESULTS/selftest-tests.log"
+
+counts=$("$REPO/scripts/tap-count.py" tap "$RESULTS/selftest.tap")
+echo "$counts" >"$RESULTS/selftest.counts"
+read -r passed failed skipped <<<"$counts"
+grep '^\(not \)\?ok ' "$RESULTS/selftest.tap" | sed 's/^/selftest: /'
+echo "selftest: build $((built - start))s, boot and tests $((end - built))s ($accel); TAP in $RESULTS/selftest.tap, logs in $RUN"
+echo "selftest: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]

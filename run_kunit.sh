@@ -8,10 +8,15 @@
 # e.g. a filter glob: ./run_kunit.sh 'dma_heap_alloc*'.
 #
 # KUNITCONFIG=file uses another .kunitconfig; KCONFIG_ADD="CONFIG_X=y ..."
-# adds options (e.g. from kunit/debug.config); SKIP_PREPARE=1 uses the tree
-# as it is.
+# adds options; DEBUG=1 adds kunit/debug.config (KASAN, lockdep, ...) and
+# builds in a directory of its own; SKIP_PREPARE=1 uses the tree as it is.
 set -eu
 . "$(dirname "$0")/scripts/common.sh"
+
+if [ "${DEBUG:-0}" = 1 ]; then
+	KUNIT_BUILD=$KUNIT_BUILD-debug
+	KCONFIG_ADD="${KCONFIG_ADD:-} $(grep '^CONFIG_' "$REPO/kunit/debug.config")"
+fi
 
 KUNITCONFIG=${KUNITCONFIG:-$REPO/kunitconfig}
 [ "${SKIP_PREPARE:-0}" = 1 ] || "$REPO/scripts/prepare-tree.sh"

@@ -58,7 +58,8 @@ fi
 
 g() { git -C "$KDIR" "$@"; }
 
-if [ -n "$(g status --porcelain --untracked-files=no)" ] && [ "${FORCE:-0}" != 1 ]; then
+if [ -n "$(g status --porcelain --untracked-files=no)" ] && [ "${FORCE:-0}" != 1 ] &&
+	[ "${CI:-}" != true ]; then
 	g status --short --untracked-files=no | head
 	die "$KDIR has uncommitted changes: commit them (and make patches) or rerun with FORCE=1"
 fi

@@ -136,6 +136,21 @@ static inline long meminfo_kib(const char *field)
 }
 
 /*
+ * MemAvailable after asking the kernel to drop its clean caches, so that
+ * page cache, dentries and inodes freed meanwhile do not blur the reading.
+ */
+static inline long mem_available_kib(void)
+{
+	FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
+
+	if (f) {
+		fputs("3\n", f);
+		fclose(f);
+	}
+	return meminfo_kib("MemAvailable");
+}
+
+/*
  * Register one variant of @fixture per heap, named after the heap, with
  * @set_name storing the name in the variant's data (of @size bytes).  With
  * no heap at all, one variant "no_heap" with a NULL name is registered, so

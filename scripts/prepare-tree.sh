@@ -64,6 +64,14 @@ if [ -n "$(g status --porcelain --untracked-files=no)" ] && [ "${FORCE:-0}" != 1
 	die "$KDIR has uncommitted changes: commit them (and make patches) or rerun with FORCE=1"
 fi
 
+# Whatever is still uncommitted under drivers/ and include/ (new files too)
+# would be lost by the reset below: keep it in a stash first.
+if [ -n "$(g status --porcelain -- drivers include)" ]; then
+	g -c user.name=dma-heaps -c user.email=dma-heaps@invalid \
+		stash push -q -u -m "prepare-tree $(date +%Y%m%d-%H%M%S)" -- drivers include
+	echo "kept the tree's uncommitted changes in: $(g stash list | head -1)"
+fi
+
 mapfile -t patches < <(find "$REPO/kernel-patches" -name '[0-9][0-9][0-9][0-9]-*.patch' \
 	! -name '0000-cover-letter.patch' | sort)
 stamp=$(cat "${patches[@]}" /dev/null | sha256sum | cut -d' ' -f1)

@@ -46,9 +46,25 @@ rc=0
 	--json="$RESULTS/kunit.json" "$@" </dev/null || rc=$?
 # kunit.py keeps the kernel's whole console output; keep the KTAP of it.
 sed -n '/^\(KTAP\|TAP\) version/,$p' "$KUNIT_BUILD/test.log" >"$RESULTS/kunit.ktap" || true
-
 counts=$("$REPO/scripts/tap-count.py" kunit "$RESULTS/kunit.json" \
 	"$REPO/kunit/expected-suites")
+
+# The CMA heaps again, in a boot without a CMA area: no heap may appear.
+# Only for the full run, not for a filtered one.
+if [ $# = 0 ] && grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$KUNIT_BUILD/.config"; then
+	echo "running the CMA heaps' setup case without a CMA area (cma=0)"
+	DMA_HEAPS_CMA=0 "${kunit[@]}" exec "${common[@]}" --timeout 300 \
+		--json="$RESULTS/kunit-nocma.json" \
+		'dma_heap_cma_setup.the_cma_heaps_are_one_per_area_and_one_for_the_default' \
+		</dev/null || rc=$?
+	sed -n '/^\(KTAP\|TAP\) version/,$p' "$KUNIT_BUILD/test.log" \
+		>"$RESULTS/kunit-nocma.ktap" || true
+	grep -q '^cma: Reserved' "$KUNIT_BUILD/test.log" &&
+		{ echo "the cma=0 boot reserved a CMA area" >&2; rc=1; }
+	nocma=$(echo dma_heap_cma_setup | "$REPO/scripts/tap-count.py" kunit \
+		"$RESULTS/kunit-nocma.json" /dev/stdin)
+	counts=$("$REPO/scripts/tap-count.py" sum <(echo "$counts") <(echo "$nocma"))
+fi
 echo "$counts" >"$RESULTS/kunit.counts"
 read -r passed failed skipped <<<"$counts"
 end=$(date +%s)

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # kunit.py --qemu_config for our runs: x86_64 with enough memory for the
 # heaps' tests and a CMA area for the CMA heap.  run_kunit.sh sets
-# DMA_HEAPS_ACCEL to "kvm" when a probe showed that KVM boots here.
+# DMA_HEAPS_ACCEL to "kvm" when a probe showed that KVM boots here, and
+# DMA_HEAPS_CMA=0 for its boot without a CMA area (kunit.py puts its own
+# kernel arguments before ours, so they cannot override cma=).
 import os
 
 from ..qemu_config import QemuArchParams
@@ -14,7 +16,8 @@ CONFIG_SERIAL_8250=y
 CONFIG_SERIAL_8250_CONSOLE=y''',
 			   qemu_arch='x86_64',
 			   kernel_path='arch/x86/boot/bzImage',
-			   kernel_command_line='console=ttyS0 cma=64M',
+			   kernel_command_line='console=ttyS0 cma=' +
+					       os.environ.get('DMA_HEAPS_CMA', '64M'),
 			   extra_qemu_params=['-bios', 'qboot.rom',
 					      '-m', '2048', '-smp', '2',
 					      '-accel', _accel] +

@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 export KDIR DMA_HEAPS_CACHE
 
-.PHONY: all tree patches check-patches kunit selftest test summary clean-results help
+.PHONY: all tree patches check-patches kunit selftest bench test summary clean-results help
 
 all: help
 
@@ -17,6 +17,7 @@ help:
 	@echo "make kunit          run the KUnit suites under QEMU (./run_kunit.sh)"
 	@echo "make selftest       run the userspace kselftests in a QEMU boot"
 	@echo "make test           all of the above checks; ends with the summary"
+	@echo "make bench          allocation benchmark, upstream's heaps vs ours (not in test)"
 
 tree:
 	scripts/prepare-tree.sh
@@ -32,6 +33,10 @@ kunit:
 
 selftest:
 	selftests/run-selftests.sh
+
+# Not part of test: it measures, it does not judge.
+bench:
+	selftests/run-bench.sh
 
 # Every stage runs even when an earlier one failed; the summary counts them
 # all and fails when any stage failed or left no results.

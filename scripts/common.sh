@@ -28,6 +28,27 @@ cc_make_opt() {
 	fi
 }
 
+# merge_fragment SRC BUILD FRAGMENT: configure BUILD as "make allnoconfig"
+# of the tree SRC plus FRAGMENT.  An option of FRAGMENT that SRC has but the
+# .config lacks means a missing dependency: fail, naming it.  One that SRC
+# does not have (a heap not written yet, another tree) is only reported.
+merge_fragment() {
+	local src=$1 b=$2 frag=$3 opt dropped=""
+	local log=$b/merge_config.log
+
+	mkdir -p "$b"
+	(cd "$src" && ARCH=x86_64 scripts/kconfig/merge_config.sh -n -O "$b" \
+		"$frag") >"$log" 2>&1 || { cat "$log" >&2; return 1; }
+	for opt in $(sed -n 's/^Value requested for CONFIG_\([A-Za-z0-9_]*\) not in final .config$/\1/p' "$log"); do
+		if grep -rqx --include='Kconfig*' "\(menu\)\?config $opt" "$src"; then
+			dropped="$dropped $opt"
+		else
+			echo "CONFIG_$opt is not in $src"
+		fi
+	done
+	[ -z "$dropped" ] || { echo "dropped by Kconfig:$dropped" >&2; return 1; }
+}
+
 die() {
 	echo "$*" >&2
 	exit 1

@@ -53,18 +53,8 @@ start=$(date +%s)
 # 1. The kernel: allnoconfig plus the fragment.  An option of the fragment
 # that this tree has but the result lacks means a dependency is missing;
 # one that the tree does not have yet (a heap still being written) is noted.
-cfglog=$B/merge_config.log
-(cd "$SRC" && ARCH=x86_64 scripts/kconfig/merge_config.sh -n -O "$B" \
-	"$HERE/kernel.config") >"$cfglog" 2>&1 || { cat "$cfglog" >&2; fail_setup "merge_config failed"; }
-dropped=""
-for opt in $(sed -n 's/^Value requested for CONFIG_\([A-Za-z0-9_]*\) not in final .config$/\1/p' "$cfglog"); do
-	if grep -rqx --include='Kconfig*' "\(menu\)\?config $opt" "$SRC"; then
-		dropped="$dropped $opt"
-	else
-		echo "selftest: CONFIG_$opt is not in this tree yet"
-	fi
-done
-[ -z "$dropped" ] || fail_setup "kernel.config options dropped by Kconfig:$dropped"
+merge_fragment "$SRC" "$B" "$HERE/kernel.config" ||
+	fail_setup "kernel.config: merge_config failed or options dropped"
 
 echo "selftest: building the kernel in $B"
 make -s -C "$SRC" O="$B" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" bzImage </dev/null ||

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dma-heap-bench: how fast a kernel allocates, maps and frees DMA-BUF heap
+ * buffers, next to udmabuf and plain memset in the same machine.
+ *
+ * Run by selftests/run-bench.sh in a QEMU boot of upstream's Debian 6.1
+ * kernel and of ours, so that the two heap implementations can be compared
+ * side by side on the same (virtual) hardware.  For each size, after one
+ * warm-up round, it times ROUNDS rounds and prints the median of:
+ *
+ *   alloc:<heap>    DMA_HEAP_IOCTL_ALLOC alone, for every heap in
+ *                   /dev/dma_heap: where the heap gets and zeroes its pages
+ *   close:<heap>    close() of that dma-buf: where the pages are freed
+ *   touch:<heap>    mmap() of a fresh buffer plus a first write to each page
+ *                   (inside DMA_BUF_IOCTL_SYNC start/end): a heap that maps
+ *                   on fault pays one fault per page here
+ *   udmabuf-create  UDMABUF_CREATE on a sealed memfd: where shmem allocates
+ *                   and zeroes the pages, the other way to get a dma-buf
+ *   udmabuf-close   close() of the udmabuf and of its memfd
+ *   memset          memset() of an already faulted-in buffer: what plain
+ *                   zeroing costs in this machine, the bound for the above
+ *
+ * One line per result, on stdout:
+ *
+ *   @@ BENCH <label> <what> <size_mib> <median_ms> <GB/s>
+ *   @@ BENCH <label> <what> <size_mib> skipped <errno name>
+ *
+ * GB/s is the size over the median time, 1 GB being 1e9 bytes.  A result is
+ * skipped, not failed, when the kernel refuses the allocation (ENOMEM from a
+ * CMA area too small for the size, udmabuf's size limit, no /dev/udmabuf).
+ * Lines starting with '#' are for people (the fastest and slowest round).
+ *
+ * Usage: dma-heap-bench [-l label] [-r rounds] [size_mib ...]
+ * The label defaults to uname -r, the rounds to 10, the size to 64 MiB.
+ * Only the uapi struct dma_heap_allocation_data and DMA_HEAP_IOCTL_ALLOC,
+ * which upstream and we share, are used.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
+#include <linux/udmabuf.h>
+
+#define DMA_HEAP_DIR	"/dev/dma_heap"
+#define UDMABUF_DEV	"/dev/udmabuf"
+#define MAX_HEAPS	16
+#define MAX_ROUNDS	1000
+#define MAX_SIZES	16
+#define DEFAULT_ROUNDS	10
+#define DEFAULT_MIB	64UL
+#define MAX_MIB		(1024UL * 1024)
+#define ONE_MIB		(1024UL * 1024)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const char *label;
+static int rounds = DEFAULT_ROUNDS;
+
+static const struct {
+	int err;
+	const char *name;
+} errno_names[] = {
+	{ EPERM, "EPERM" },
+	{ ENOENT, "ENOENT" },
+	{ EIO, "EIO" },
+	{ ENXIO, "ENXIO" },
+	{ EBADF, "EBADF" },
+	{ ENOMEM, "ENOMEM" },
+	{ EACCES, "EACCES" },
+	{ EFAULT, "EFAULT" },
+	{ EBUSY, "EBUSY" },
+	{ ENODEV, "ENODEV" },
+	{ EINVAL, "EINVAL" },
+	{ EMFILE, "EMFILE" },
+	{ ENOTTY, "ENOTTY" },
+	{ EFBIG, "EFBIG" },
+	{ ENOSPC, "ENOSPC" },
+	{ ENOSYS, "ENOSYS" },
+	{ EOVERFLOW, "EOVERFLOW" },
+	{ EOPNOTSUPP, "EOPNOTSUPP" },
+};
+
+static const char *errno_name(int err)
+{
+	static char buf[16];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(errno_names); i++)
+		if (errno_names[i].err == err)
+			return errno_names[i].name;
+	snprintf(buf, sizeof(buf), "E%d", err);
+	return buf;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char * const *)a, *(char * const *)b);
+}
+
+/* "what" or "what:heap" */
+static const char *name_of(const char *what, const char *heap)
+{
+	static char buf[320];
+
+	if (!heap)
+		return what;
+	snprintf(buf, sizeof(buf), "%s:%s", what, heap);
+	return buf;
+}
+
+/* Print the median of @n rounds (sorts @ns). */
+static void report(const char *what, const char *heap, size_t len,
+		   uint64_t *ns, int n)
+{
+	const char *name = name_of(what, heap);
+	double median_ns, median_ms;
+
+	qsort(ns, n, sizeof(*ns), cmp_u64);
+	if (n % 2)
+		median_ns = ns[n / 2];
+	else
+		median_ns = (ns[n / 2 - 1] + ns[n / 2]) / 2.0;
+	median_ms = median_ns / 1e6;
+	printf("# %s %s %zu MiB: min %.3f ms, max %.3f ms, %d rounds\n",
+	       label, name, len / ONE_MIB, ns[0] / 1e6, ns[n - 1] / 1e6, n);
+	if (median_ns > 0)
+		printf("@@ BENCH %s %s %zu %.3f %.2f\n", label, name,
+		       len / ONE_MIB, median_ms, len / median_ns);
+	else
+		printf("@@ BENCH %s %s %zu %.3f inf\n", label, name,
+		       len / ONE_MIB, median_ms);
+}
+
+static void skip(const char *what, const char *heap, size_t len, int err)
+{
+	printf("@@ BENCH %s %s %zu skipped %s\n", label, name_of(what, heap),
+	       len / ONE_MIB, errno_name(err));
+}
+
+/* Allocate @len bytes from @heap_fd; the dma-buf fd, or -errno. */
+static int heap_alloc(int heap_fd, size_t len, uint64_t *ns)
+{
+	struct dma_heap_allocation_data data = {
+		.len = len,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	uint64_t t0, t1;
+	int ret;
+
+	t0 = now_ns();
+	ret = ioctl(heap_fd, DMA_HEAP_IOCTL_ALLOC, &data);
+	t1 = now_ns();
+	if (ret < 0)
+		return -errno;
+	if (ns)
+		*ns = t1 - t0;
+	return data.fd;
+}
+
+static int buf_sync(int fd, uint64_t flags)
+{
+	struct dma_buf_sync sync = { .flags = flags };
+
+	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
+/* alloc:<heap> and close:<heap> */
+static void bench_heap_alloc(int heap_fd, const char *heap, size_t len)
+{
+	uint64_t alloc_ns[MAX_ROUNDS], close_ns[MAX_ROUNDS], t0;
+	int r, fd;
+
+	for (r = -1; r < rounds; r++) {
+		fd = heap_alloc(heap_fd, len, r < 0 ? NULL : &alloc_ns[r]);
+		if (fd < 0) {
+			skip("alloc", heap, len, -fd);
+			skip("close", heap, len, -fd);
+			return;
+		}
+		t0 = now_ns();
+		close(fd);
+		if (r >= 0)
+			close_ns[r] = now_ns() - t0;
+	}
+	report("alloc", heap, len, alloc_ns, rounds);
+	report("close", heap, len, close_ns, rounds);
+}
+
+/* touch:<heap>: mmap and a first write to each page of a fresh buffer */
+static void bench_heap_touch(int heap_fd, const char *heap, size_t len)
+{
+	uint64_t touch_ns[MAX_ROUNDS], t0, t1;
+	size_t ps = sysconf(_SC_PAGESIZE), off;
+	volatile char *p;	/* every first write must happen */
+	int r, fd, err;
+
+	for (r = -1; r < rounds; r++) {
+		fd = heap_alloc(heap_fd, len, NULL);
+		if (fd < 0) {
+			skip("touch", heap, len, -fd);
+			return;
+		}
+		t0 = now_ns();
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED) {
+			err = errno;
+			close(fd);
+			skip("touch", heap, len, err);
+			return;
+		}
+		buf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+		for (off = 0; off < len; off += ps)
+			p[off] = (char)r;
+		buf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+		t1 = now_ns();
+		if (r >= 0)
+			touch_ns[r] = t1 - t0;
+		munmap((void *)p, len);
+		close(fd);
+	}
+	report("touch", heap, len, touch_ns, rounds);
+}
+
+static void bench_heap(const char *heap, size_t len)
+{
+	char path[300];
+	int heap_fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", DMA_HEAP_DIR, heap);
+	heap_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (heap_fd < 0) {
+		err = errno;
+		skip("alloc", heap, len, err);
+		skip("close", heap, len, err);
+		skip("touch", heap, len, err);
+		return;
+	}
+	bench_heap_alloc(heap_fd, heap, len);
+	bench_heap_touch(heap_fd, heap, len);
+	close(heap_fd);
+}
+
+/* A sealed memfd of @len bytes, as UDMABUF_CREATE wants it, or -errno. */
+static int sealed_memfd(size_t len)
+{
+	int fd, err;
+
+	fd = memfd_create("dma-heap-bench", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, len) < 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/* udmabuf-create and udmabuf-close */
+static void bench_udmabuf(size_t len)
+{
+	uint64_t create_ns[MAX_ROUNDS], close_ns[MAX_ROUNDS], t0, t1;
+	struct udmabuf_create create;
+	int dev, memfd, buf, r, err;
+
+	dev = open(UDMABUF_DEV, O_RDWR | O_CLOEXEC);
+	if (dev < 0) {
+		err = errno;
+		goto skip;
+	}
+	for (r = -1; r < rounds; r++) {
+		memfd = sealed_memfd(len);
+		if (memfd < 0) {
+			err = -memfd;
+			goto skip_close;
+		}
+		memset(&create, 0, sizeof(create));
+		create.memfd = memfd;
+		create.flags = UDMABUF_FLAGS_CLOEXEC;
+		create.offset = 0;
+		create.size = len;
+		t0 = now_ns();
+		buf = ioctl(dev, UDMABUF_CREATE, &create);
+		t1 = now_ns();
+		if (buf < 0) {
+			err = errno;
+			close(memfd);
+			goto skip_close;
+		}
+		if (r >= 0)
+			create_ns[r] = t1 - t0;
+		t0 = now_ns();
+		close(buf);
+		close(memfd);
+		if (r >= 0)
+			close_ns[r] = now_ns() - t0;
+	}
+	close(dev);
+	report("udmabuf-create", NULL, len, create_ns, rounds);
+	report("udmabuf-close", NULL, len, close_ns, rounds);
+	return;
+
+skip_close:
+	close(dev);
+skip:
+	skip("udmabuf-create", NULL, len, err);
+	skip("udmabuf-close", NULL, len, err);
+}
+
+/* memset of a faulted-in buffer: the zeroing bandwidth of this machine */
+static void bench_memset(size_t len)
+{
+	uint64_t memset_ns[MAX_ROUNDS], t0, t1;
+	char *p;
+	int r;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (p == MAP_FAILED) {
+		skip("memset", NULL, len, errno);
+		return;
+	}
+	memset(p, 1, len);
+	for (r = -1; r < rounds; r++) {
+		t0 = now_ns();
+		memset(p, 0, len);
+		/* The buffer is never read: keep the stores. */
+		__asm__ __volatile__("" : : "r"(p) : "memory");
+		t1 = now_ns();
+		if (r >= 0)
+			memset_ns[r] = t1 - t0;
+	}
+	munmap(p, len);
+	report("memset", NULL, len, memset_ns, rounds);
+}
+
+/* The names in /dev/dma_heap, sorted; returns how many. */
+static int find_heaps(char **names, int max)
+{
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	d = opendir(DMA_HEAP_DIR);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		if (de->d_name[0] == '.')
+			continue;
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	return n;
+}
+
+static int parse_ulong(const char *s, unsigned long max, unsigned long *val)
+{
+	char *end;
+
+	errno = 0;
+	*val = strtoul(s, &end, 10);
+	return errno || end == s || *end || *val == 0 || *val > max ? -1 : 0;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [-l label] [-r rounds] [size_mib ...]\n",
+		prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long sizes[MAX_SIZES] = { DEFAULT_MIB }, val;
+	char *heaps[MAX_HEAPS];
+	struct utsname uts;
+	int nsizes = 1, nheaps, opt, i, s;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((opt = getopt(argc, argv, "l:r:h")) != -1) {
+		switch (opt) {
+		case 'l':
+			label = optarg;
+			break;
+		case 'r':
+			if (parse_ulong(optarg, MAX_ROUNDS, &val))
+				usage(argv[0]);
+			rounds = val;
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+	if (optind < argc) {
+		if (argc - optind > MAX_SIZES)
+			usage(argv[0]);
+		for (nsizes = 0; optind < argc; optind++) {
+			if (parse_ulong(argv[optind], MAX_MIB, &val))
+				usage(argv[0]);
+			sizes[nsizes++] = val;
+		}
+	}
+	if (!label || !*label || strchr(label, ' ')) {
+		if (label || uname(&uts) < 0)
+			usage(argv[0]);
+		label = strdup(uts.release);
+	}
+
+	nheaps = find_heaps(heaps, MAX_HEAPS);
+	printf("# dma-heap-bench: %s, %d rounds after a warm-up, page %ld, heaps:",
+	       label, rounds, sysconf(_SC_PAGESIZE));
+	for (i = 0; i < nheaps; i++)
+		printf(" %s", heaps[i]);
+	printf("%s\n", nheaps ? "" : " none");
+
+	for (s = 0; s < nsizes; s++) {
+		size_t len = sizes[s] * ONE_MIB;
+
+		bench_memset(len);
+		bench_udmabuf(len);
+		for (i = 0; i < nheaps; i++)
+			bench_heap(heaps[i], len);
+	}
+	return 0;
+}

@@ -1,0 +1,272 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The allocation benchmark (make bench): upstream's DMA-BUF heaps next to
+# ours, in the same QEMU machine.
+#
+# Builds two non-debug kernels (allnoconfig + selftests/bench.config): the
+# unmodified Debian 6.1 tree (tag "debian" of $KDIR, as a git worktree in
+# $DMA_HEAPS_CACHE/linux-upstream), which has upstream's heaps, and $KDIR
+# with our series.  Boots each with a static busybox and
+# selftests/dma-heap-bench (built once, against our UAPI headers: the
+# allocation ABI is the same) and prints the medians side by side as a
+# markdown table, also written to $RESULTS/bench.md.  Not part of make test:
+# it measures, it does not judge.  Exits non-zero when a boot did not run to
+# the end.
+#
+#   run-bench.sh [size_mib ...]  sizes to measure (or BENCH_SIZES, default 64)
+#   BENCH_ROUNDS=n        timed rounds after the warm-up (default 10)
+#   BENCH_CMA=size        cma= of both boots (default 256M)
+#   BENCH_TIMEOUT=s       bound on each QEMU run (default 900)
+#   BENCH_MEM=MiB         guest memory (default 2048)
+#   BENCH_SMP=n           guest CPUs (default 2)
+#   SKIP_PREPARE=1        use $KDIR as it is (no scripts/prepare-tree.sh)
+#   DMA_HEAPS_ACCEL=tcg|kvm  skips the KVM probe
+set -eu
+
+# The exact command, for the report: the settings given, then the script.
+command=""
+for v in KDIR DMA_HEAPS_CACHE JOBS SKIP_PREPARE DMA_HEAPS_ACCEL BENCH_SIZES \
+	BENCH_ROUNDS BENCH_CMA BENCH_TIMEOUT BENCH_MEM BENCH_SMP; do
+	[ -z "${!v:-}" ] || command+="$v=$(printf '%q' "${!v}") "
+done
+command+=$(printf '%q' "$0")
+[ $# = 0 ] || command+=$(printf ' %q' "$@")
+
+. "$(dirname "$0")/../scripts/common.sh"
+
+HERE=$REPO/selftests
+UP_SRC=$DMA_HEAPS_CACHE/linux-upstream
+UP_B=$DMA_HEAPS_CACHE/build-bench-upstream
+OUR_SRC=$KDIR
+OUR_B=$DMA_HEAPS_CACHE/build-bench
+SIZES=${*:-${BENCH_SIZES:-64}}
+SIZES=${SIZES//,/ }
+ROUNDS=${BENCH_ROUNDS:-10}
+TIMEOUT=${BENCH_TIMEOUT:-900}
+MEM=${BENCH_MEM:-2048}
+SMP=${BENCH_SMP:-2}
+CMDLINE="console=ttyS0 cma=${BENCH_CMA:-256M} rdinit=/init"
+
+max=0
+for s in $SIZES; do
+	[[ $s =~ ^[1-9][0-9]*$ ]] || die "bench: not a size in MiB: $s"
+	[ "$s" -le "$max" ] || max=$s
+done
+if ! [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || [ "$ROUNDS" -gt 1000 ]; then
+	die "bench: BENCH_ROUNDS must be 1..1000"
+fi
+# udmabuf refuses buffers above its size_limit_mb (64 by default).
+[ "$max" -le 64 ] || CMDLINE="$CMDLINE udmabuf.size_limit_mb=$max"
+
+"$REPO/scripts/install-deps.sh"
+[ "${SKIP_PREPARE:-0}" = 1 ] || "$REPO/scripts/prepare-tree.sh"
+[ -f "$OUR_SRC/Makefile" ] || die "bench: no kernel tree in $OUR_SRC"
+
+# The upstream tree: a worktree of $KDIR at tag debian.  A worktree whose
+# repository went away (prepare-tree.sh made $KDIR anew) is made again.
+if [ -e "$UP_SRC/.git" ] && ! git -C "$UP_SRC" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	echo "bench: $UP_SRC is a stale worktree, making it again"
+	rm -rf "$UP_SRC"
+fi
+if [ ! -e "$UP_SRC" ]; then
+	git -C "$KDIR" worktree prune
+	echo "bench: checking out tag debian of $KDIR in $UP_SRC"
+	git -C "$KDIR" worktree add -q --detach "$UP_SRC" debian
+fi
+debian=$(git -C "$KDIR" rev-parse 'debian^{commit}')
+[ "$(git -C "$UP_SRC" rev-parse HEAD)" = "$debian" ] ||
+	die "bench: $UP_SRC is not at tag debian: git -C $UP_SRC checkout --detach debian"
+[ -z "$(git -C "$UP_SRC" status --porcelain --untracked-files=no)" ] ||
+	die "bench: $UP_SRC has local changes"
+
+# Configure and build one kernel and install its UAPI headers.  An option of
+# the fragment that the tree has but the result lacks is a missing
+# dependency; one the tree does not have is only reported.
+build() {
+	local name=$1 src=$2 b=$3
+
+	merge_fragment "$src" "$b" "$HERE/bench.config" ||
+		die "bench: bench.config: merge_config failed or options dropped ($name)"
+
+	echo "bench: building the $name kernel in $b"
+	make -s -C "$src" O="$b" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" bzImage </dev/null ||
+		die "bench: the $name kernel did not build"
+	make -s -C "$src" O="$b" ARCH=x86_64 headers_install INSTALL_HDR_PATH="$b/hdr" </dev/null ||
+		die "bench: headers_install failed ($name)"
+}
+
+start=$(date +%s)
+build upstream "$UP_SRC" "$UP_B"
+build ours "$OUR_SRC" "$OUR_B"
+built=$(date +%s)
+
+# The benchmark, once, against our headers; gen_init_cpio from our tree.
+bin=$OUR_B/dma-heap-bench
+gcc -static -O2 -Wall -Wextra -isystem "$OUR_B/hdr/include" -o "$bin" \
+	"$HERE/dma-heap-bench.c" || die "bench: building dma-heap-bench failed"
+gcc -O2 -o "$OUR_B/gen_init_cpio" "$OUR_SRC/usr/gen_init_cpio.c"
+busybox=$(command -v busybox) || die "bench: no busybox (busybox-static)"
+! readelf -l "$busybox" | grep -q INTERP || die "bench: $busybox is not static (busybox-static)"
+
+# One initramfs per kernel: they differ only in the label.
+initramfs() {
+	local label=$1 b=$2
+
+	echo "-l $label -r $ROUNDS $SIZES" >"$b/bench.args"
+	{
+		echo "dir /dev 0755 0 0"
+		echo "nod /dev/console 0600 0 0 c 5 1"
+		echo "nod /dev/null 0666 0 0 c 1 3"
+		for d in /bin /proc /sys /tmp /bench; do echo "dir $d 0755 0 0"; done
+		echo "file /bin/busybox $busybox 0755 0 0"
+		echo "slink /bin/sh busybox 0777 0 0"
+		echo "file /init $HERE/bench-init.sh 0755 0 0"
+		echo "file /bench/args $b/bench.args 0644 0 0"
+		echo "file /bench/dma-heap-bench $bin 0755 0 0"
+	} >"$b/initramfs.list"
+	"$OUR_B/gen_init_cpio" "$b/initramfs.list" >"$b/initramfs.cpio"
+}
+initramfs upstream "$UP_B"
+initramfs ours "$OUR_B"
+
+accel=${DMA_HEAPS_ACCEL:-}
+if [ -z "$accel" ]; then
+	# The probe boots a KUnit kernel; without one, do not guess: TCG.
+	if [ -f "$KUNIT_BUILD/arch/x86/boot/bzImage" ]; then
+		accel=$("$REPO/scripts/probe-kvm.sh" "$KUNIT_BUILD/arch/x86/boot/bzImage")
+	else
+		accel=tcg
+	fi
+fi
+cpu=()
+[ "$accel" = kvm ] && cpu=(-cpu host)
+qemu=(qemu-system-x86_64 -accel "$accel" "${cpu[@]}" -m "$MEM" -smp "$SMP"
+	-nodefaults -nographic -no-reboot -monitor none -bios qboot.rom)
+
+# Boot one kernel; its logs end up in $b/run and $RESULTS.
+status=0
+boot() {
+	local name=$1 b=$2 run=$2/run qrc=0
+
+	rm -rf "$run"
+	mkdir -p "$run"
+	: >"$run/console.log"
+	: >"$run/bench.log"
+	echo "bench: booting the $name kernel under QEMU ($accel, timeout ${TIMEOUT}s)"
+	timeout -k 10 "$TIMEOUT" "${qemu[@]}" \
+		-serial "file:$run/console.log" -serial "file:$run/bench.log" \
+		-kernel "$b/arch/x86/boot/bzImage" -initrd "$b/initramfs.cpio" \
+		-append "$CMDLINE" </dev/null >"$run/qemu.log" 2>&1 || qrc=$?
+	cp "$run/console.log" "$RESULTS/bench-$name-console.log"
+	cp "$run/bench.log" "$RESULTS/bench-$name.log"
+	if ! grep -q '^@@ DONE' "$run/bench.log"; then
+		echo "bench: the $name boot did not run to the end (QEMU exit $qrc); see $run" >&2
+		status=1
+	fi
+	if grep -qE 'BUG:|WARNING:|Oops|Kernel panic' "$run/console.log"; then
+		echo "bench: the $name kernel logged a BUG/WARNING/Oops; see $run/console.log" >&2
+		status=1
+	fi
+}
+mkdir -p "$RESULTS"
+rm -f "$RESULTS/bench.md"
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+date=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+boot upstream "$UP_B"
+boot ours "$OUR_B"
+end=$(date +%s)
+
+# The table: one row per measurement and heap, matched by name.
+BENCH_COMMAND=$command BENCH_DATE=$date \
+BENCH_ACCEL=$accel BENCH_QEMU="${qemu[*]} -kernel bzImage -initrd initramfs.cpio" \
+BENCH_CMDLINE=$CMDLINE BENCH_ROUNDS=$ROUNDS BENCH_LOAD=$load \
+BENCH_UP_DESC="$UP_SRC (tag debian, $(git -C "$UP_SRC" rev-parse --short HEAD))" \
+BENCH_OUR_DESC="$OUR_SRC ($(git -C "$OUR_SRC" describe --tags --always --dirty 2>/dev/null || echo '?'))" \
+python3 - "$UP_B/run/bench.log" "$OUR_B/run/bench.log" "$RESULTS/bench.md" <<'EOF'
+import os
+import re
+import sys
+
+up_log, our_log, out = sys.argv[1:4]
+env = os.environ
+ORDER = ["memset", "udmabuf-create", "udmabuf-close", "alloc", "close", "touch"]
+line_re = re.compile(r"^@@ BENCH (\S+) (\S+) (\d+) (.*)$")
+
+
+def parse(path):
+    res, boot, raw = {}, "?", []
+    try:
+        lines = open(path, errors="replace").read().splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        line = line.rstrip("\r")
+        if line.startswith("@@ BOOT "):
+            boot = line[8:].strip()
+        m = line_re.match(line)
+        if not m:
+            continue
+        raw.append(line)
+        _, name, size, rest = m.groups()
+        what, _, heap = name.partition(":")
+        f = rest.split()
+        if f[0] == "skipped":
+            cell = (None, "skipped (%s)" % (f[1] if len(f) > 1 else "?"))
+        else:
+            try:
+                cell = (float(f[1]), "%s" % f[1])
+            except (IndexError, ValueError):
+                cell = (None, "?")
+        res[(int(size), what, heap)] = cell
+    return res, boot, raw
+
+
+up, up_boot, up_raw = parse(up_log)
+ours, our_boot, our_raw = parse(our_log)
+
+
+def key(k):
+    size, what, heap = k
+    i = ORDER.index(what) if what in ORDER else len(ORDER)
+    # memset and udmabuf first, then each heap's alloc, close, touch
+    return (size, heap != "", heap, i, what)
+
+
+md = []
+md.append("# DMA-BUF heap allocation benchmark")
+md.append("")
+md.append("- command: `%s`" % env["BENCH_COMMAND"])
+md.append("- date: %s" % env["BENCH_DATE"])
+md.append("- accel: %s; load average before the boots: %s"
+          % (env["BENCH_ACCEL"], env["BENCH_LOAD"]))
+md.append("- QEMU: `%s`" % env["BENCH_QEMU"])
+md.append("- kernel command line: `%s`" % env["BENCH_CMDLINE"])
+md.append("- upstream: %s, uname -r %s" % (env["BENCH_UP_DESC"], up_boot))
+md.append("- ours: %s, uname -r %s" % (env["BENCH_OUR_DESC"], our_boot))
+md.append("- GB/s: size / median of %s rounds after a warm-up (1 GB = 1e9 bytes); "
+          "higher is faster" % env["BENCH_ROUNDS"])
+md.append("")
+md.append("| what | heap | MiB | upstream GB/s | ours GB/s | ours/upstream |")
+md.append("|------|------|----:|--------------:|----------:|--------------:|")
+for k in sorted(set(up) | set(ours), key=key):
+    size, what, heap = k
+    u = up.get(k, (None, "-"))
+    o = ours.get(k, (None, "-"))
+    ratio = "%.2f" % (o[0] / u[0]) if u[0] and o[0] is not None else ""
+    md.append("| %s | %s | %d | %s | %s | %s |" % (what, heap, size, u[1], o[1], ratio))
+if not up and not ours:
+    md.append("| (no results) | | | | | |")
+print("\n".join(md))
+
+md.append("")
+md.append("What the rows time: see the comment at the top of "
+          "selftests/dma-heap-bench.c.  The raw lines (median ms, GB/s):")
+md.append("")
+md.append("```")
+md.extend(up_raw + our_raw)
+md.append("```")
+with open(out, "w") as f:
+    f.write("\n".join(md) + "\n")
+EOF
+echo "bench: build $((built - start))s, boots $((end - built))s ($accel); table in $RESULTS/bench.md, logs in $RESULTS/bench-*.log"
+exit "$status"

@@ -49,6 +49,17 @@ merge_fragment() {
 	[ -z "$dropped" ] || { echo "dropped by Kconfig:$dropped" >&2; return 1; }
 }
 
+# build_small_kernel SRC BUILD FRAGMENT: merge_fragment, then the bzImage
+# and the UAPI headers (in BUILD/hdr) of a kernel booted by our harnesses.
+build_small_kernel() {
+	local src=$1 b=$2
+
+	merge_fragment "$@" || return 1
+	make -s -C "$src" O="$b" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" bzImage </dev/null &&
+		make -s -C "$src" O="$b" ARCH=x86_64 headers_install \
+			INSTALL_HDR_PATH="$b/hdr" </dev/null
+}
+
 die() {
 	echo "$*" >&2
 	exit 1

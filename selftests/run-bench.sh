@@ -85,14 +85,9 @@ debian=$(git -C "$KDIR" rev-parse 'debian^{commit}')
 build() {
 	local name=$1 src=$2 b=$3
 
-	merge_fragment "$src" "$b" "$HERE/bench.config" ||
-		die "bench: bench.config: merge_config failed or options dropped ($name)"
-
 	echo "bench: building the $name kernel in $b"
-	make -s -C "$src" O="$b" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" bzImage </dev/null ||
-		die "bench: the $name kernel did not build"
-	make -s -C "$src" O="$b" ARCH=x86_64 headers_install INSTALL_HDR_PATH="$b/hdr" </dev/null ||
-		die "bench: headers_install failed ($name)"
+	build_small_kernel "$src" "$b" "$HERE/bench.config" ||
+		die "bench: the $name kernel did not build (bench.config, bzImage or headers_install)"
 }
 
 start=$(date +%s)

@@ -60,6 +60,19 @@ build_small_kernel() {
 			INSTALL_HDR_PATH="$b/hdr" </dev/null
 }
 
+# qemu_accel: the accelerator for our QEMU boots: $DMA_HEAPS_ACCEL if set,
+# else what scripts/probe-kvm.sh finds with the KUnit kernel, else (with no
+# kernel to probe with) tcg.
+qemu_accel() {
+	if [ -n "${DMA_HEAPS_ACCEL:-}" ]; then
+		echo "$DMA_HEAPS_ACCEL"
+	elif [ -f "$KUNIT_BUILD/arch/x86/boot/bzImage" ]; then
+		"$REPO/scripts/probe-kvm.sh" "$KUNIT_BUILD/arch/x86/boot/bzImage"
+	else
+		echo tcg
+	fi
+}
+
 die() {
 	echo "$*" >&2
 	exit 1

@@ -124,15 +124,7 @@ initramfs() {
 initramfs upstream "$UP_B"
 initramfs ours "$OUR_B"
 
-accel=${DMA_HEAPS_ACCEL:-}
-if [ -z "$accel" ]; then
-	# The probe boots a KUnit kernel; without one, do not guess: TCG.
-	if [ -f "$KUNIT_BUILD/arch/x86/boot/bzImage" ]; then
-		accel=$("$REPO/scripts/probe-kvm.sh" "$KUNIT_BUILD/arch/x86/boot/bzImage")
-	else
-		accel=tcg
-	fi
-fi
+accel=$(qemu_accel)
 cpu=()
 [ "$accel" = kvm ] && cpu=(-cpu host)
 qemu=(qemu-system-x86_64 -accel "$accel" "${cpu[@]}" -m "$MEM" -smp "$SMP"

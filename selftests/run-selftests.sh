@@ -93,15 +93,7 @@ readelf -l "$busybox" | grep -q INTERP && fail_setup "$busybox is not static (bu
 
 # 4. The boot.  Each serial port goes to a file and stdin is /dev/null, so
 # the run needs no terminal (CI has no stdin).
-accel=${DMA_HEAPS_ACCEL:-}
-if [ -z "$accel" ]; then
-	# The probe boots a KUnit kernel; without one, do not guess: TCG.
-	if [ -f "$KUNIT_BUILD/arch/x86/boot/bzImage" ]; then
-		accel=$("$REPO/scripts/probe-kvm.sh" "$KUNIT_BUILD/arch/x86/boot/bzImage")
-	else
-		accel=tcg
-	fi
-fi
+accel=$(qemu_accel)
 cpu=()
 [ "$accel" = kvm ] && cpu=(-cpu host)
 rm -rf "$RUN"

@@ -53,15 +53,14 @@
 #include <linux/dma-heap.h>
 #include <linux/udmabuf.h>
 
-#define DMA_HEAP_DIR	"/dev/dma_heap"
+#include "dma-heap-util.h"
+
 #define UDMABUF_DEV	"/dev/udmabuf"
-#define MAX_HEAPS	16
 #define MAX_ROUNDS	1000
 #define MAX_SIZES	16
 #define DEFAULT_ROUNDS	10
 #define DEFAULT_MIB	64UL
 #define MAX_MIB		(1024UL * 1024)
-#define ONE_MIB		(1024UL * 1024)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *label;
@@ -118,11 +117,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char * const *)a, *(char * const *)b);
-}
-
 /* "what" or "what:heap" */
 static const char *name_of(const char *what, const char *heap)
 {
@@ -163,31 +157,15 @@ static void skip(const char *what, const char *heap, size_t len, int err)
 	       len / ONE_MIB, errno_name(err));
 }
 
-/* Allocate @len bytes from @heap_fd; the dma-buf fd, or -errno. */
-static int heap_alloc(int heap_fd, size_t len, uint64_t *ns)
+/* heap_alloc(), timed into *@ns unless @ns is NULL. */
+static int timed_alloc(int heap_fd, size_t len, uint64_t *ns)
 {
-	struct dma_heap_allocation_data data = {
-		.len = len,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-	};
-	uint64_t t0, t1;
-	int ret;
+	uint64_t t0 = now_ns();
+	int fd = heap_alloc(heap_fd, len);
 
-	t0 = now_ns();
-	ret = ioctl(heap_fd, DMA_HEAP_IOCTL_ALLOC, &data);
-	t1 = now_ns();
-	if (ret < 0)
-		return -errno;
 	if (ns)
-		*ns = t1 - t0;
-	return data.fd;
-}
-
-static int buf_sync(int fd, uint64_t flags)
-{
-	struct dma_buf_sync sync = { .flags = flags };
-
-	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync);
+		*ns = now_ns() - t0;
+	return fd;
 }
 
 /* alloc:<heap> and close:<heap> */
@@ -197,7 +175,7 @@ static void bench_heap_alloc(int heap_fd, const char *heap, size_t len)
 	int r, fd;
 
 	for (r = -1; r < rounds; r++) {
-		fd = heap_alloc(heap_fd, len, r < 0 ? NULL : &alloc_ns[r]);
+		fd = timed_alloc(heap_fd, len, r < 0 ? NULL : &alloc_ns[r]);
 		if (fd < 0) {
 			skip("alloc", heap, len, -fd);
 			skip("close", heap, len, -fd);
@@ -221,7 +199,7 @@ static void bench_heap_touch(int heap_fd, const char *heap, size_t len)
 	int r, fd, err;
 
 	for (r = -1; r < rounds; r++) {
-		fd = heap_alloc(heap_fd, len, NULL);
+		fd = heap_alloc(heap_fd, len);
 		if (fd < 0) {
 			skip("touch", heap, len, -fd);
 			return;
@@ -249,11 +227,9 @@ static void bench_heap_touch(int heap_fd, const char *heap, size_t len)
 
 static void bench_heap(const char *heap, size_t len)
 {
-	char path[300];
 	int heap_fd, err;
 
-	snprintf(path, sizeof(path), "%s/%s", DMA_HEAP_DIR, heap);
-	heap_fd = open(path, O_RDWR | O_CLOEXEC);
+	heap_fd = heap_open(heap);
 	if (heap_fd < 0) {
 		err = errno;
 		skip("alloc", heap, len, err);
@@ -358,28 +334,6 @@ static void bench_memset(size_t len)
 	}
 	munmap(p, len);
 	report("memset", NULL, len, memset_ns, rounds);
-}
-
-/* The names in /dev/dma_heap, sorted; returns how many. */
-static int find_heaps(char **names, int max)
-{
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
-
-	d = opendir(DMA_HEAP_DIR);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && n < max) {
-		if (de->d_name[0] == '.')
-			continue;
-		names[n] = strdup(de->d_name);
-		if (names[n])
-			n++;
-	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
-	return n;
 }
 
 static int parse_ulong(const char *s, unsigned long max, unsigned long *val)

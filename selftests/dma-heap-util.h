@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the DMA-BUF heap kselftests: find the heaps in
- * /dev/dma_heap, register one kselftest_harness variant per heap at run
- * time, allocate, sync and count open fds.
+ * Helpers shared by the DMA-BUF heap kselftests and the benchmark: find
+ * the heaps in /dev/dma_heap, allocate, sync, count open fds and, for the
+ * kselftests, register one kselftest_harness variant per heap at run time.
  *
- * Include after kselftest_harness.h.
+ * The variant registration is there only when kselftest_harness.h was
+ * included first.
  */
 #ifndef DMA_HEAP_UTIL_H
 #define DMA_HEAP_UTIL_H
@@ -150,6 +151,7 @@ static inline long mem_available_kib(void)
 	return meminfo_kib("MemAvailable");
 }
 
+#ifdef __KSELFTEST_HARNESS_H
 /*
  * Register one variant of @fixture per heap, named after the heap, with
  * @set_name storing the name in the variant's data (of @size bytes).  With
@@ -197,5 +199,7 @@ static inline void register_heap_variants(struct __fixture_metadata *fixture,
 				       set_variant_name);		\
 		return test_harness_run(argc, argv);			\
 	}
+
+#endif /* __KSELFTEST_HARNESS_H */
 
 #endif /* DMA_HEAP_UTIL_H */

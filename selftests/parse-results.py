@@ -16,19 +16,14 @@ kernel WARNING or a missing binary as a failure.  Prints the TAP; exits 1
 when anything failed.
 """
 import argparse
+import os
 import re
 import sys
 
-# What the kernel prints when something is wrong that no test can see.
-BAD_KERNEL = re.compile(
-    r"BUG:|WARNING:|KASAN:|kernel BUG|Kernel panic|Oops|general protection fault"
-    r"|possible circular locking|possible recursive locking|inconsistent lock state"
-    r"|INFO: trying to register|turning off the locking correctness validator|INFO: possible|INFO: task .* blocked|suspected memory leak"
-    r"|kmemleak: .*(disabled|Cannot)|list_(add|del) corruption|Call Trace:"
-    r"|UBSAN:|Out of memory|oom-kill|invalid opcode")
-# Benign lines the pattern would otherwise catch.
-BENIGN_KERNEL = re.compile(r"lockdep: |Lock dependency validator|lock debugging|"
-                           r"in-kernel lock dependency|MAX_LOCKDEP|kmemleak: Kernel memory leak detector initialized")
+# The kernel log is judged by scripts/kernel_log.py, shared with the KUnit
+# boots of run_kunit.sh.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from kernel_log import bad_lines  # noqa: E402
 
 MARK = re.compile(r"^@@ (\w+)\s?(.*)$")
 
@@ -179,8 +174,7 @@ def main():
     tap.result(rc == 0 and not leaks,
                "kmemleak: report empty" if rc == 0 else "kmemleak: no report")
 
-    bad = [line for line in console
-           if BAD_KERNEL.search(line) and not BENIGN_KERNEL.search(line)]
+    bad, _ = bad_lines(console)
     if bad:
         tap.comment("kernel log:\n" + "\n".join(bad[:100]))
     tap.result(not bad, f"kernel log: no BUG, WARNING, KASAN, lockdep or kmemleak report ({len(bad)} lines)")

@@ -6,11 +6,13 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -763,18 +765,428 @@ TEST_F(heap, lifetime_fork_child_uses)
 	ASSERT_EQ(0, close(fd));
 }
 
-/* How much of the heap one round of the memory test may hold at once. */
-static size_t mem_hold(const char *heap)
+/*
+ * Fault injection: fail-nth loops.  For n = 1, 2, ... the n-th allocation
+ * (failslab or fail_page_alloc) the task makes inside the call fails, until
+ * a run of the call reaches fewer than n allocations: then every
+ * allocation of the call has been failed once.  /init sets both
+ * capabilities to fail sleeping and highmem allocations and every order
+ * (ignore-gfp-wait=N, ignore-gfp-highmem=N, min-order=0), with
+ * probability 0 and verbose 0: only fail-nth fails anything, only in the
+ * task that asked, and silently.
+ *
+ * A failed call returns -1 with errno ENOMEM: nothing else.  Not EINTR (no
+ * signal is pending; an allocation failure is not an interruption), not
+ * EFAULT, EINVAL or EBUSY.  A call that succeeds though a failure was
+ * injected is fine (the system heap falls back to smaller chunks, kmemleak
+ * and KASAN have their own fallbacks, the page-fault path retries) and is
+ * counted.  Either way the step leaves nothing behind: no new fd, no new
+ * mapping, a CMA area's used pages where they were, and for a heap on no
+ * CMA area (system) the free pages, per-cpu lists included, within
+ * FAILNTH_SLACK_PAGES of where they were.
+ */
+#define FAILNTH_MAX		2000
+/*
+ * Slab growth, KASAN's quarantine of freed objects and kmemleak's metadata
+ * move the free page count by a few pages per step (measured: see
+ * docs/selftests.md); a leaked 1 MiB buffer is 256 pages.
+ */
+#define FAILNTH_SLACK_PAGES	64
+#define FAILNTH_LOOP_SLACK_PAGES	256
+
+struct failnth_ctx {
+	int heap_fd;
+	size_t len;
+	int buf_fd;		/* the buffer of mmap and sync calls */
+	int out_fd;		/* what an allocation returned */
+	unsigned char *map;
+	long sigbus_page;	/* the page a touch got SIGBUS on, or -1 */
+};
+
+struct failnth_call {
+	const char *name;
+	/* Before arming: allocate, map, ... what the call needs; 0 or -errno. */
+	int (*prepare)(struct failnth_ctx *c);
+	/* Armed: the call under test; 0 or -errno. */
+	int (*call)(struct failnth_ctx *c);
+	/* Disarmed again, after a successful call: check and undo it. */
+	int (*undo)(struct failnth_ctx *c);
+	/* Disarmed, after a failed call: put things back. */
+	void (*cleanup)(struct failnth_ctx *c);
+};
+
+static int fn_alloc_call(struct failnth_ctx *c)
 {
-	long cma_free;
+	c->out_fd = heap_alloc(c->heap_fd, c->len);
+	return c->out_fd < 0 ? c->out_fd : 0;
+}
+
+static int fn_alloc_undo(struct failnth_ctx *c)
+{
+	off_t size = lseek(c->out_fd, 0, SEEK_END);
+
+	close(c->out_fd);
+	return size == (off_t)c->len ? 0 : -EBADFD;
+}
+
+static int fn_buf_prepare(struct failnth_ctx *c)
+{
+	c->buf_fd = heap_alloc(c->heap_fd, c->len);
+	return c->buf_fd < 0 ? c->buf_fd : 0;
+}
+
+static void fn_buf_cleanup(struct failnth_ctx *c)
+{
+	if (c->map)
+		munmap(c->map, c->len);
+	c->map = NULL;
+	close(c->buf_fd);
+}
+
+static sigjmp_buf fn_sigbus_env;
+
+static void fn_sigbus(int sig)
+{
+	siglongjmp(fn_sigbus_env, 1);
+}
+
+/* mmap() and a write to every page: the CMA heaps map pages on fault. */
+static int fn_mmap_call(struct failnth_ctx *c)
+{
+	size_t ps = page_size();
+	volatile size_t i = 0;
+
+	c->map = mmap(NULL, c->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      c->buf_fd, 0);
+	if (c->map == MAP_FAILED) {
+		c->map = NULL;
+		return -errno;
+	}
+	if (sigsetjmp(fn_sigbus_env, 1)) {
+		c->sigbus_page = i;
+		return -EFAULT;
+	}
+	for (i = 0; i < c->len / ps; i++)
+		c->map[i * ps] = (unsigned char)(i | 1);
+	return 0;
+}
+
+static int fn_mmap_undo(struct failnth_ctx *c)
+{
+	size_t ps = page_size(), i;
+	int ret = 0;
+
+	for (i = 0; i < c->len / ps; i++)
+		if (c->map[i * ps] != (unsigned char)(i | 1))
+			ret = -EBADFD;
+	fn_buf_cleanup(c);
+	return ret;
+}
+
+static int fn_sync_start_call(struct failnth_ctx *c)
+{
+	return buf_sync(c->buf_fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
+}
+
+static int fn_sync_start_undo(struct failnth_ctx *c)
+{
+	int ret = buf_sync(c->buf_fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
+
+	fn_buf_cleanup(c);
+	return ret;
+}
+
+static int fn_sync_end_prepare(struct failnth_ctx *c)
+{
+	int ret = fn_buf_prepare(c);
+
+	if (!ret)
+		ret = buf_sync(c->buf_fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
+	return ret;
+}
+
+static int fn_sync_end_call(struct failnth_ctx *c)
+{
+	return buf_sync(c->buf_fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
+}
+
+static int fn_sync_end_undo(struct failnth_ctx *c)
+{
+	fn_buf_cleanup(c);
+	return 0;
+}
+
+/* A failed END still has to end the access that START began. */
+static void fn_sync_end_cleanup(struct failnth_ctx *c)
+{
+	buf_sync(c->buf_fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
+	fn_buf_cleanup(c);
+}
+
+static const struct failnth_call fn_alloc = {
+	.name = "alloc", .call = fn_alloc_call, .undo = fn_alloc_undo,
+};
+static const struct failnth_call fn_mmap = {
+	.name = "mmap+touch", .prepare = fn_buf_prepare, .call = fn_mmap_call,
+	.undo = fn_mmap_undo, .cleanup = fn_buf_cleanup,
+};
+static const struct failnth_call fn_sync_start = {
+	.name = "sync-start", .prepare = fn_buf_prepare,
+	.call = fn_sync_start_call, .undo = fn_sync_start_undo,
+	.cleanup = fn_buf_cleanup,
+};
+static const struct failnth_call fn_sync_end = {
+	.name = "sync-end", .prepare = fn_sync_end_prepare,
+	.call = fn_sync_end_call, .undo = fn_sync_end_undo,
+	.cleanup = fn_sync_end_cleanup,
+};
+
+/* What the step leaves behind is measured by these. */
+struct fn_snap {
+	int fds;
+	int maps;
+	long cma_used;
+	long free_pages;
+};
+
+static void fn_snap(struct fn_snap *s, const char *area)
+{
+	s->fds = count_fds();
+	s->maps = count_maps();
+	s->cma_used = area ? cma_area_read(area, "used") : -1;
+	s->free_pages = area ? -1 : free_pages_with_pcp();
+}
+
+/*
+ * Run @fc with the n-th allocation failed for n = 1, 2, ... until a run
+ * has nothing injected, at most FAILNTH_MAX steps; check each step as
+ * above and log one line of counts.
+ */
+static void failnth_loop(struct __test_metadata *_metadata, int heap_fd,
+			 const char *heap, const struct failnth_call *fc,
+			 size_t len)
+{
+	struct failnth_ctx c = { .heap_fd = heap_fd, .len = len };
+	struct fn_snap start, before, armed, after;
+	unsigned int n, failed = 0, absorbed = 0, bad = 0;
+	long loss, max_loss = 0, loop_loss = 0;
+	char absorbed_at[128] = "", area[CMA_NAME_LEN];
+	const char *a = NULL;
+	int fn, ret, injected = 0, clean = 0;
+
+	if (!heap_cma_area(heap_fd, heap, area, sizeof(area)))
+		a = area;
+	fn = fail_nth_open();
+	ASSERT_LE(0, fn) TH_LOG(FAIL_NTH ": %s (CONFIG_FAULT_INJECTION?)",
+				strerror(errno));
+	if (!a) {
+		ASSERT_LT(0, free_pages_with_pcp());
+	}
+
+	/* One run without injection first: one-time costs are paid. */
+	c.sigbus_page = -1;
+	ASSERT_EQ(0, fc->prepare ? fc->prepare(&c) : 0);
+	ASSERT_EQ(0, fc->call(&c));
+	ASSERT_EQ(0, fc->undo(&c));
+	fn_snap(&start, a);
+
+	for (n = 1; n <= FAILNTH_MAX && !clean && bad < 5; n++) {
+		c.sigbus_page = -1;
+		fn_snap(&before, a);
+		ret = fc->prepare ? fc->prepare(&c) : 0;
+		ASSERT_EQ(0, ret) TH_LOG("%s step %u: prepare: %s", fc->name,
+					 n, strerror(-ret));
+		fn_snap(&armed, a);
+
+		ASSERT_EQ(0, fail_nth_set(fn, n));
+		ret = fc->call(&c);
+		injected = fail_nth_clear(fn);
+		ASSERT_LE(0, injected);
+
+		if (c.sigbus_page >= 0) {
+			/*
+			 * x86 retries a user fault that ran out of memory
+			 * (pagefault_out_of_memory()): SIGBUS means the heap's
+			 * fault handler turned the failure into SIGBUS.
+			 */
+			bad++;
+			TH_LOG("%s %s step %u: SIGBUS touching page %ld (injected %d)",
+			       heap, fc->name, n, c.sigbus_page, injected);
+			fc->cleanup(&c);
+		} else if (ret == 0) {
+			ret = fc->undo(&c);
+			if (ret) {
+				bad++;
+				TH_LOG("%s %s step %u: wrong result after success: %s",
+				       heap, fc->name, n, strerror(-ret));
+			}
+			if (injected) {
+				absorbed++;
+				if (strlen(absorbed_at) < sizeof(absorbed_at) - 8)
+					snprintf(absorbed_at + strlen(absorbed_at),
+						 sizeof(absorbed_at) - strlen(absorbed_at),
+						 " %u", n);
+			} else {
+				clean = 1;
+			}
+		} else {
+			/* Failed: only with a failure injected, only ENOMEM. */
+			if (!injected || ret != -ENOMEM) {
+				bad++;
+				TH_LOG("%s %s step %u: failed with %s, %s injected",
+				       heap, fc->name, n, strerror(-ret),
+				       injected ? "a failure" : "nothing");
+			} else {
+				failed++;
+			}
+			fn_snap(&after, a);
+			/* The failed call itself left nothing behind. */
+			if (after.fds != armed.fds || after.maps != armed.maps ||
+			    after.cma_used != armed.cma_used) {
+				bad++;
+				TH_LOG("%s %s step %u: failed call left fds %d->%d, maps %d->%d, CMA used %ld->%ld",
+				       heap, fc->name, n, armed.fds, after.fds,
+				       armed.maps, after.maps, armed.cma_used,
+				       after.cma_used);
+			}
+			if (fc->cleanup)
+				fc->cleanup(&c);
+		}
+
+		/* And the whole step, call undone, left nothing either. */
+		fn_snap(&after, a);
+		loss = before.free_pages - after.free_pages;
+		if (loss > max_loss)
+			max_loss = loss;
+		if (after.fds != before.fds || after.maps != before.maps ||
+		    after.cma_used != before.cma_used ||
+		    (!a && loss > FAILNTH_SLACK_PAGES)) {
+			bad++;
+			TH_LOG("%s %s step %u: step left fds %d->%d, maps %d->%d, CMA used %ld->%ld, free pages %ld->%ld",
+			       heap, fc->name, n, before.fds, after.fds,
+			       before.maps, after.maps, before.cma_used,
+			       after.cma_used, before.free_pages,
+			       after.free_pages);
+		}
+	}
+	close(fn);
+	fn_snap(&after, a);
+	loop_loss = start.free_pages - after.free_pages;
+
+	TH_LOG("failnth heap=%s call=%s len=%zu: %u steps, %u failed with ENOMEM, %u succeeded with a failure injected%s%s; %s",
+	       heap, fc->name, len, n - 1, failed, absorbed,
+	       absorbed ? " (steps" : "", absorbed ? absorbed_at : "",
+	       a ? "CMA area" : "free pages");
+	if (a)
+		TH_LOG("failnth heap=%s call=%s: CMA area %s used %ld pages before the loop, %ld after",
+		       heap, fc->name, a, start.cma_used, after.cma_used);
+	else
+		TH_LOG("failnth heap=%s call=%s: free pages lost: at most %ld in a step (slack %d), %ld over the loop (slack %d)",
+		       heap, fc->name, max_loss, FAILNTH_SLACK_PAGES, loop_loss,
+		       FAILNTH_LOOP_SLACK_PAGES);
+	EXPECT_EQ(0, bad);
+	EXPECT_TRUE(clean) TH_LOG("%s %s: still failing after %d steps",
+				  heap, fc->name, FAILNTH_MAX);
+	if (a) {
+		EXPECT_EQ(start.cma_used, after.cma_used);
+	} else {
+		EXPECT_GE(FAILNTH_LOOP_SLACK_PAGES, loop_loss);
+	}
+}
+
+TEST_F_TIMEOUT(heap, failnth_alloc_1m, 600)
+{
+	failnth_loop(_metadata, self->heap_fd, variant->heap, &fn_alloc, ONE_MIB);
+}
+
+TEST_F_TIMEOUT(heap, failnth_alloc_64k, 600)
+{
+	failnth_loop(_metadata, self->heap_fd, variant->heap, &fn_alloc,
+		     64 * 1024);
+}
+
+TEST_F_TIMEOUT(heap, failnth_mmap_touch, 600)
+{
+	struct sigaction sa = { .sa_handler = fn_sigbus }, old;
+
+	ASSERT_EQ(0, sigaction(SIGBUS, &sa, &old));
+	failnth_loop(_metadata, self->heap_fd, variant->heap, &fn_mmap, ONE_MIB);
+	sigaction(SIGBUS, &old, NULL);
+}
+
+TEST_F_TIMEOUT(heap, failnth_sync, 600)
+{
+	failnth_loop(_metadata, self->heap_fd, variant->heap, &fn_sync_start,
+		     ONE_MIB);
+	failnth_loop(_metadata, self->heap_fd, variant->heap, &fn_sync_end,
+		     ONE_MIB);
+}
+
+/*
+ * CMA areas that are not for devices are not heaps: the area that
+ * hugetlb_cma=1G reserves for gigantic pages, hugetlb0, exists, and no heap
+ * has its name; the default area has its heap under its own name
+ * ("reserved" for cma=) and under default_cma_region, and that heap
+ * allocates from the default area, not from hugetlb0.
+ */
+TEST(cma_hugetlb_area_is_not_a_heap)
+{
+	char *areas[MAX_CMA_AREAS], *heaps[MAX_HEAPS];
+	char list[512] = "", area[CMA_NAME_LEN] = "";
+	struct stat st;
+	int i, n, fd;
+
+	n = find_cma_areas(areas, MAX_CMA_AREAS);
+	for (i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 " %s", areas[i]);
+	TH_LOG("CMA areas:%s", list);
+	list[0] = 0;
+	n = find_heaps(heaps, MAX_HEAPS);
+	for (i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 " %s", heaps[i]);
+	TH_LOG("heaps:%s", list);
+
+	ASSERT_EQ(0, stat(CMA_DEBUGFS "/hugetlb0", &st))
+		TH_LOG("no CMA area hugetlb0: needs CONFIG_CMA_DEBUGFS, CONFIG_HUGETLBFS, hugetlb_cma=1G and a CPU with 1 GiB pages (pdpe1gb)");
+	ASSERT_EQ(0, stat(CMA_DEBUGFS "/reserved", &st))
+		TH_LOG("no CMA area reserved: needs cma= on the command line");
+	EXPECT_NE(0, stat(DMA_HEAP_DIR "/hugetlb0", &st))
+		TH_LOG("the hugetlb CMA area hugetlb0 is a heap");
+	EXPECT_EQ(0, stat(DMA_HEAP_DIR "/reserved", &st))
+		TH_LOG("the default CMA area has no heap of its own name");
+	ASSERT_EQ(0, stat(DMA_HEAP_DIR "/default_cma_region", &st))
+		TH_LOG("no default_cma_region heap");
+	fd = heap_open("default_cma_region");
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, heap_cma_area(fd, "default_cma_region", area, sizeof(area)));
+	EXPECT_STREQ("reserved", area);
+	close(fd);
+}
+
+/* How much of the heap one round of the memory test may hold at once. */
+static size_t mem_hold(int heap_fd, const char *heap)
+{
+	char area[CMA_NAME_LEN];
+	long count, used;
+	size_t hold;
 
 	if (!strcmp(heap, "system"))
 		return MEM_ROUND_BYTES;
-	/* Other heaps are CMA areas: half of what is free there. */
-	cma_free = meminfo_kib("CmaFree");
-	if (cma_free <= 0)
+	/*
+	 * Other heaps are CMA areas: half of what is free in the heap's own
+	 * area (CmaFree counts every area, hugetlb_cma's too), at most a
+	 * round.
+	 */
+	if (heap_cma_area(heap_fd, heap, area, sizeof(area)))
 		return 16 * ONE_MIB;
-	return (size_t)cma_free * 1024 / 2 / MEM_CHUNK * MEM_CHUNK;
+	count = cma_area_read(area, "count");
+	used = cma_area_read(area, "used");
+	if (count <= 0 || used < 0)
+		return 16 * ONE_MIB;
+	hold = (size_t)(count - used) * page_size() / 2 / MEM_CHUNK * MEM_CHUNK;
+	return hold < MEM_ROUND_BYTES ? hold : MEM_ROUND_BYTES;
 }
 
 /*
@@ -784,7 +1196,7 @@ static size_t mem_hold(const char *heap)
  */
 TEST_F_TIMEOUT(heap, memory_alloc_free_256m, 600)
 {
-	size_t hold = mem_hold(variant->heap);
+	size_t hold = mem_hold(self->heap_fd, variant->heap);
 	int nfds = hold / MEM_CHUNK;
 	long before = 0, during = 0, after = 0;
 	int *fds = calloc(nfds, sizeof(*fds));

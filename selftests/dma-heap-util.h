@@ -151,6 +151,174 @@ static inline long mem_available_kib(void)
 	return meminfo_kib("MemAvailable");
 }
 
+/* A number at the start of a file, or -1. */
+static inline long read_long(const char *path)
+{
+	long val = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &val) != 1)
+		val = -1;
+	fclose(f);
+	return val;
+}
+
+#define CMA_DEBUGFS	"/sys/kernel/debug/cma"
+#define MAX_CMA_AREAS	16
+#define CMA_NAME_LEN	64
+
+/*
+ * A number of the CMA area @area's debugfs directory (CONFIG_CMA_DEBUGFS):
+ * "used" and "count" are in pages.  -1 when there is no such file.
+ */
+static inline long cma_area_read(const char *area, const char *what)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), CMA_DEBUGFS "/%s/%s", area, what);
+	return read_long(path);
+}
+
+/* The names of the CMA areas in the CMA debugfs, sorted; returns how many. */
+static inline int find_cma_areas(char **names, int max)
+{
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	d = opendir(CMA_DEBUGFS);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		if (de->d_name[0] == '.')
+			continue;
+		names[n++] = strdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	return n;
+}
+
+/*
+ * The CMA area that heap @heap (open as @heap_fd) allocates from, copied to
+ * @area: the area of the same name if there is one, else the one area
+ * whose used pages go up while the heap holds a one-page buffer (the
+ * default_cma_region heap).  Returns 0, or -1 for a heap on no CMA area
+ * (the system heap) or with no CMA debugfs to tell.
+ */
+static inline int heap_cma_area(int heap_fd, const char *heap, char *area,
+				size_t size)
+{
+	char *names[MAX_CMA_AREAS];
+	long used[MAX_CMA_AREAS];
+	int i, n, fd, found = -1;
+
+	if (cma_area_read(heap, "used") >= 0) {
+		snprintf(area, size, "%s", heap);
+		return 0;
+	}
+	n = find_cma_areas(names, MAX_CMA_AREAS);
+	for (i = 0; i < n; i++)
+		used[i] = cma_area_read(names[i], "used");
+	fd = heap_alloc(heap_fd, page_size());
+	for (i = 0; fd >= 0 && i < n; i++) {
+		if (cma_area_read(names[i], "used") > used[i]) {
+			found = found < 0 ? i : -2;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (found >= 0)
+		snprintf(area, size, "%s", names[found]);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	return found >= 0 ? 0 : -1;
+}
+
+/*
+ * Free pages, the per-cpu page lists included, summed over the zones of
+ * /proc/zoneinfo, after /proc/sys/vm/stat_refresh has folded the per-cpu
+ * counter deltas into the zone counters.  Pages freed into a per-cpu list
+ * leave NR_FREE_PAGES lower until the list is drained; counting the lists
+ * takes that noise out.  -1 without /proc/zoneinfo.
+ */
+static inline long free_pages_with_pcp(void)
+{
+	char line[256];
+	long total = 0, v;
+	FILE *f;
+
+	f = fopen("/proc/sys/vm/stat_refresh", "w");
+	if (f) {
+		fputs("1\n", f);
+		fclose(f);
+	}
+	f = fopen("/proc/zoneinfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " pages free %ld", &v) == 1 ||
+		    sscanf(line, " count: %ld", &v) == 1)
+			total += v;
+	}
+	fclose(f);
+	return total;
+}
+
+/*
+ * fail-nth (Documentation/fault-injection/fault-injection.rst): writing N
+ * to /proc/thread-self/fail-nth fails the N-th fault-injection point that
+ * the calling thread reaches (failslab, fail_page_alloc, ...); reading it
+ * gives 0 once that failure was injected, the calls still to go if not.
+ */
+#define FAIL_NTH	"/proc/thread-self/fail-nth"
+
+static inline int fail_nth_open(void)
+{
+	return open(FAIL_NTH, O_RDWR | O_CLOEXEC);
+}
+
+static inline int fail_nth_set(int fd, unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	return pwrite(fd, buf, len, 0) == len ? 0 : -1;
+}
+
+/*
+ * Read back, then disarm: 1 when the armed failure was injected, 0 when
+ * the task reached fewer injection points than armed, -1 on error.  No
+ * allocation happens in either syscall, so none is counted.
+ */
+static inline int fail_nth_clear(int fd)
+{
+	char buf[16] = "";
+	ssize_t r = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (r <= 0 || fail_nth_set(fd, 0))
+		return -1;
+	return strtoul(buf, NULL, 10) == 0;
+}
+
+/* How many mappings the process has (lines of /proc/self/maps). */
+static inline int count_maps(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strchr(line, '\n'))
+			n++;
+	fclose(f);
+	return n;
+}
+
 #ifdef __KSELFTEST_HARNESS_H
 /*
  * Register one variant of @fixture per heap, named after the heap, with

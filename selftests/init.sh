@@ -14,6 +14,30 @@ mount -t tmpfs tmpfs /tmp
 [ -c /dev/ttyS1 ] && exec >/dev/ttyS1 2>&1 </dev/null
 
 echo "@@ BOOT $(uname -r)"
+
+# Fault injection for dma-heap-test's fail-nth loops: failslab and
+# fail_page_alloc also fail allocations that may sleep, highmem ones and
+# order 0, and print nothing (verbose=2, the default, dumps a stack per
+# failure).  Probability stays 0: only /proc/thread-self/fail-nth fails
+# anything, and only in the task that wrote to it.
+F=/sys/kernel/debug
+if [ -d $F/failslab ] && [ -d $F/fail_page_alloc ]; then
+	echo N >$F/failslab/ignore-gfp-wait
+	echo 0 >$F/failslab/verbose
+	echo N >$F/fail_page_alloc/ignore-gfp-wait
+	echo N >$F/fail_page_alloc/ignore-gfp-highmem
+	echo 0 >$F/fail_page_alloc/min-order
+	echo 0 >$F/fail_page_alloc/verbose
+	fs="" fp=""
+	for k in ignore-gfp-wait verbose probability; do
+		fs="$fs $k=$(cat $F/failslab/$k)"
+	done
+	for k in ignore-gfp-wait ignore-gfp-highmem min-order verbose probability; do
+		fp="$fp $k=$(cat $F/fail_page_alloc/$k)"
+	done
+	echo "@@ FAULTS failslab:$fs; fail_page_alloc:$fp"
+fi
+echo "@@ CMA $(ls $F/cma 2>/dev/null | tr '\n' ' ')"
 echo "@@ HEAPS $(ls /dev/dma_heap 2>/dev/null | tr '\n' ' ')"
 echo "@@ DRI $(ls /dev/dri 2>/dev/null | tr '\n' ' ')"
 cd /tmp || exit 1

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn what the kselftest boot printed into one TAP document.
 
-  parse-results.py --tests "A B C" --heaps "system cma" --qemu-rc N
-                   --timeout S TESTS_LOG CONSOLE_LOG
+  parse-results.py --tests "A B C" --heaps "system cma" --faults 0|1
+                   --qemu-rc N --timeout S TESTS_LOG CONSOLE_LOG
 
 TESTS_LOG is the second serial port: /init's @@ markers around each test
 binary's output and the kmemleak report.  CONSOLE_LOG is the kernel's log.
@@ -11,8 +11,10 @@ Each binary becomes a parent result with its own results indented below it
 (upstream's dmabuf-heap.c prints no TAP: its "Testing ...: OK" lines become
 the results), followed by a leaf result saying whether it ran to the end.
 Harness-level checks (heaps present, boot completed, kernel log clean,
-kmemleak report empty) are leaf results too, so tap-count.py counts a
-kernel WARNING or a missing binary as a failure.  Prints the TAP; exits 1
+kmemleak report empty, fault injection set up for the fail-nth loops) are
+leaf results too, so tap-count.py counts a kernel WARNING or a missing
+binary as a failure.  The fail-nth loops' step counts ("failnth heap=...")
+are repeated as comments at the end.  Prints the TAP; exits 1
 when anything failed.
 """
 import argparse
@@ -135,6 +137,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tests", default="")
     ap.add_argument("--heaps", default="")
+    ap.add_argument("--faults", type=int, default=0,
+                    help="1: the kernel has fault injection; /init must set it up")
     ap.add_argument("--qemu-rc", type=int, default=0)
     ap.add_argument("--timeout", type=int, default=0)
     ap.add_argument("tests_log")
@@ -156,6 +160,13 @@ def main():
         else:
             tap.result(h in heaps_found, f"heap: {h} is registered")
     tap.result(bool(marks.get("DRI", "").split()), f"vgem: /dev/dri has {marks.get('DRI', '') or 'nothing'}")
+    if a.faults:
+        # What the fail-nth loops rely on: see selftests/init.sh.
+        f = marks.get("FAULTS", "")
+        want = ["failslab: ignore-gfp-wait=N verbose=0 probability=0",
+                "fail_page_alloc: ignore-gfp-wait=N ignore-gfp-highmem=N min-order=0 verbose=0 probability=0"]
+        tap.result(all(w in f for w in want),
+                   f"fault injection: set up for fail-nth ({f or 'no @@ FAULTS from /init'})")
 
     for t in a.tests.split():
         if t not in secs:
@@ -184,6 +195,16 @@ def main():
                "boot: ran to the end and powered off"
                + (f" (timed out after {a.timeout}s)" if timed_out else "")
                + ("" if "DONE" in marks else " (no @@ DONE)"))
+    failnth = [line.split(":", 3)[-1].strip() for body, _ in secs.values()
+               for line in body if "failnth heap=" in line]
+    if failnth:
+        tap.comment("fail-nth loops:\n" + "\n".join(failnth))
+    retried = [line for line in console if "VM_FAULT_OOM leaked out" in line]
+    if retried:
+        tap.comment(f"{len(retried)} console lines 'Huh VM_FAULT_OOM leaked out to the #PF handler. "
+                    "Retrying PF' (a page fault whose allocation fail-nth failed, retried; rate-limited)")
+    if "CMA" in marks:
+        tap.comment("CMA areas: " + marks["CMA"])
     if "MEMINFO" in marks:
         tap.comment("meminfo at the end: " + marks["MEMINFO"])
     sys.stdout.write(tap.dump())

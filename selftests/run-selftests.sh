@@ -14,7 +14,7 @@
 #
 #   SELFTEST_KDIR=dir     source tree (default $KDIR)
 #   SELFTEST_TIMEOUT=s    bound on the QEMU run (default 1800)
-#   SELFTEST_MEM=MiB      guest memory (default 2048)
+#   SELFTEST_MEM=MiB      guest memory (default 3072: 1 GiB of it is hugetlb_cma)
 #   SELFTEST_SMP=n        guest CPUs (default 2)
 #   SELFTEST_TESTS="..."  which binaries to run (default all three)
 #   DMA_HEAPS_ACCEL=tcg|kvm  skips the KVM probe
@@ -24,12 +24,15 @@ set -eu
 SRC=${SELFTEST_KDIR:-$KDIR}
 B=$SELFTEST_BUILD
 TIMEOUT=${SELFTEST_TIMEOUT:-1800}
-MEM=${SELFTEST_MEM:-2048}
+MEM=${SELFTEST_MEM:-3072}
 SMP=${SELFTEST_SMP:-2}
 TESTS=${SELFTEST_TESTS:-"dmabuf-heap dma-heap-seed dma-heap-test"}
 HERE=$REPO/selftests
 RUN=$B/run
-CMDLINE="console=ttyS0 cma=64M panic_on_warn=1 panic=-1 oops=panic rdinit=/init kmemleak=on"
+# hugetlb_cma=1G: a CMA area for gigantic pages (x86 reserves it only with
+# 1 GiB pages: -cpu max under TCG has pdpe1gb), an area that must not
+# become a heap (dma-heap-test's cma_hugetlb_area_is_not_a_heap).
+CMDLINE="console=ttyS0 cma=64M hugetlb_cma=1G panic_on_warn=1 panic=-1 oops=panic rdinit=/init kmemleak=on"
 
 mkdir -p "$RESULTS" "$B"
 rm -f "$RESULTS/selftest.tap" "$RESULTS/selftest.counts"
@@ -94,7 +97,7 @@ readelf -l "$busybox" | grep -q INTERP && fail_setup "$busybox is not static (bu
 # 4. The boot.  Each serial port goes to a file and stdin is /dev/null, so
 # the run needs no terminal (CI has no stdin).
 accel=$(qemu_accel)
-cpu=()
+cpu=(-cpu max)
 [ "$accel" = kvm ] && cpu=(-cpu host)
 rm -rf "$RUN"
 mkdir -p "$RUN"
@@ -114,7 +117,9 @@ expect_heaps=""
 grep -q '^CONFIG_DMABUF_HEAPS_SYSTEM=y' "$B/.config" && expect_heaps="$expect_heaps system"
 grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$B/.config" && expect_heaps="$expect_heaps cma"
 prc=0
-python3 "$HERE/parse-results.py" --tests "$TESTS" --heaps "$expect_heaps" \
+faults=0
+grep -q '^CONFIG_FAULT_INJECTION_DEBUG_FS=y' "$B/.config" && faults=1
+python3 "$HERE/parse-results.py" --tests "$TESTS" --heaps "$expect_heaps" --faults "$faults" \
 	--qemu-rc "$qrc" --timeout "$TIMEOUT" \
 	"$RUN/tests.log" "$RUN/console.log" >"$RESULTS/selftest.tap" || prc=$?
 [ "$prc" -le 1 ] || { cat "$RESULTS/selftest.tap" >&2; fail_setup "parse-results.py failed ($prc)"; }

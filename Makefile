@@ -14,7 +14,7 @@ help:
 	@echo "make tree           extract the baseline and apply kernel-patches/"
 	@echo "make patches        export the tree's commits into kernel-patches/"
 	@echo "make check-patches  checkpatch --strict and a build after each patch"
-	@echo "make kunit          run the KUnit suites under QEMU (./run_kunit.sh)"
+	@echo "make kunit          run the KUnit suites under QEMU, x86_64 and i386 (./run_kunit.sh)"
 	@echo "make selftest       run the userspace kselftests in a QEMU boot"
 	@echo "make test           all of the above checks; ends with the summary"
 	@echo "make bench          allocation benchmark, upstream's heaps vs ours (not in test)"

@@ -1,73 +1,253 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Prepare the tree (installing what is missing), build the KUnit kernel with
-# ./kunitconfig and run it under QEMU.  Saves the kernel's KTAP output and
-# kunit.py's JSON in $RESULTS, prints the KTAP summary and exits non-zero
-# when a case fails, the kernel crashes or times out, or an expected suite
-# (kunit/expected-suites) did not run.  Extra arguments go to kunit.py exec,
-# e.g. a filter glob: ./run_kunit.sh 'dma_heap_alloc*'.
+# ./kunitconfig and boot it under QEMU, once per boot below.  Exits non-zero
+# when a case fails, the kernel crashes or times out, an expected suite
+# (kunit/expected-suites) did not run, or a boot's console has a BUG,
+# WARNING, KASAN, lockdep, UBSAN, kmemleak or DMA-API report
+# (scripts/kernel_log.py).  Extra arguments go to kunit.py exec, e.g. a
+# filter glob: ./run_kunit.sh 'dma_heap_alloc*'.
+#
+# The boots, each with its console in $RESULTS/<boot>.console, its JSON and
+# KTAP next to it (the main boot's as kunit.json and kunit.ktap), all
+# counted into $RESULTS/kunit.counts:
+#   kunit-main     x86_64, all suites (or the filter), cma=64M
+#   kunit-nocma    cma=0: the CMA heaps' setup case with no CMA area
+#   kunit-swiotlb  swiotlb=4096,force: every DMA mapping bounces; the
+#                  helpers' suites and dma_heap_sync*
+#   kunit-hugetlb  -cpu max, hugetlb_cma=1G: dma_heap_cma_setup next to
+#                  hugetlb's CMA area
+#   kunit-i386     32-bit x86 with HIGHMEM4G (kunit/i386.config), all suites
+# Only the main boots (of each architecture) run when a filter is given.
 #
 # KUNITCONFIG=file uses another .kunitconfig; KCONFIG_ADD="CONFIG_X=y ..."
 # adds options; DEBUG=1 adds kunit/debug.config (KASAN, lockdep, ...) and
-# builds in a directory of its own; SKIP_PREPARE=1 uses the tree as it is.
+# builds in directories of their own; SKIP_PREPARE=1 uses the tree as it
+# is; SKIP_BUILD=1 boots the kernels already in the build directories (for
+# work on the harness).  KUNIT_ARCHES="x86_64 i386" chooses the architectures (default: both
+# for a full run, x86_64 for a filtered one or with DEBUG=1, since KASAN
+# does not exist on 32-bit x86).
 set -eu
 . "$(dirname "$0")/scripts/common.sh"
 
+full=0
+[ $# != 0 ] || full=1
 if [ "${DEBUG:-0}" = 1 ]; then
 	KUNIT_BUILD=$KUNIT_BUILD-debug
+	KUNIT_BUILD_I386=$KUNIT_BUILD_I386-debug
 	KCONFIG_ADD="${KCONFIG_ADD:-} $(grep '^CONFIG_' "$REPO/kunit/debug.config")"
+	KUNIT_ARCHES=${KUNIT_ARCHES:-x86_64}
+elif [ $full = 1 ]; then
+	KUNIT_ARCHES=${KUNIT_ARCHES:-x86_64 i386}
+else
+	KUNIT_ARCHES=${KUNIT_ARCHES:-x86_64}
 fi
 
 KUNITCONFIG=${KUNITCONFIG:-$REPO/kunitconfig}
 [ "${SKIP_PREPARE:-0}" = 1 ] || "$REPO/scripts/prepare-tree.sh"
 mkdir -p "$RESULTS"
-rm -f "$RESULTS/kunit.json" "$RESULTS/kunit.ktap" "$RESULTS/kunit.counts"
+rm -f "$RESULTS/kunit.json" "$RESULTS/kunit.ktap" "$RESULTS/kunit.counts" \
+	"$RESULTS"/kunit-*.json "$RESULTS"/kunit-*.ktap \
+	"$RESULTS"/kunit-*.console "$RESULTS"/kunit-*.expected \
+	"$RESULTS/kunit-boots.txt"
 
 kunit=("$KDIR/tools/testing/kunit/kunit.py")
-common=(--arch=x86_64 --qemu_config "$REPO/kunit/qemu_x86_64.py"
-	--build_dir "$KUNIT_BUILD")
 add=()
 for opt in ${KCONFIG_ADD:-}; do
 	add+=(--kconfig_add "$opt")
 done
+tapcount=$REPO/scripts/tap-count.py
+total="0 0 0"
+rc=0
+
+# count "P F S": add to the total.
+count() {
+	local p f s a b c
+	read -r p f s <<<"$*"
+	read -r a b c <<<"$total"
+	total="$((a + p)) $((b + f)) $((c + s))"
+}
+
+# result OK DESC: one harness-level result of a boot, counted and printed.
+result() {
+	if [ "$1" = 1 ]; then
+		count 1 0 0
+		echo "ok - $2"
+	else
+		count 0 1 0
+		echo "not ok - $2"
+		rc=1
+	fi
+}
+
+# build ARCH: kunit.py build for ARCH; sets common=(...) for exec.
+build() {
+	local arch=$1 qemu=$REPO/kunit/qemu_x86_64.py cfg=$KUNITCONFIG
+	build_dir=$KUNIT_BUILD
+	if [ "$arch" = i386 ]; then
+		qemu=$REPO/kunit/qemu_i386.py
+		build_dir=$KUNIT_BUILD_I386
+		# kunitconfig without what i386.config turns off, plus i386.config.
+		mkdir -p "$build_dir"
+		cfg=$build_dir/kunitconfig-i386
+		{
+			grep -v -F -x -f <(sed -n 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1=y/p' \
+				"$REPO/kunit/i386.config") "$KUNITCONFIG" || true
+			cat "$REPO/kunit/i386.config"
+		} >"$cfg"
+	fi
+	common=(--arch="$arch" --qemu_config "$qemu" --build_dir "$build_dir")
+	if [ "${SKIP_BUILD:-0}" = 1 ]; then
+		[ -f "$build_dir/arch/x86/boot/bzImage" ]
+		return
+	fi
+	(cd "$KDIR" && "${kunit[@]}" build "${common[@]}" --kunitconfig "$cfg" \
+		"${add[@]}" --jobs "$JOBS" --make_options "$(cc_make_opt)" </dev/null)
+}
+
+# boot NAME TIMEOUT EXPECTED-SUITES [kunit.py exec arguments]: one boot of
+# the kernel just built; keeps its console, counts its results and checks
+# its console.
+boot() {
+	local name=$1 timeout=$2 expected=$3 json ktap erc=0 c t0 p f s clean
+	shift 3
+	json=$RESULTS/$name.json
+	ktap=$RESULTS/$name.ktap
+	if [ "$name" = kunit-main ]; then
+		json=$RESULTS/kunit.json
+		ktap=$RESULTS/kunit.ktap
+	fi
+	t0=$(date +%s)
+	echo "== $name: kunit.py exec $* (${DMA_HEAPS_CPU:+-cpu $DMA_HEAPS_CPU, }cma=${DMA_HEAPS_CMA:-64M})"
+	rm -f "$build_dir/test.log"
+	(cd "$KDIR" && "${kunit[@]}" exec "${common[@]}" --timeout "$timeout" \
+		--json="$json" "$@" </dev/null) || erc=$?
+	# kunit.py writes each boot's whole console to test.log, over the last.
+	cp "$build_dir/test.log" "$RESULTS/$name.console" 2>/dev/null ||
+		: >"$RESULTS/$name.console"
+	sed -n '/^\(KTAP\|TAP\) version/,$p' "$RESULTS/$name.console" >"$ktap"
+	c=$("$tapcount" kunit "$json" "$expected") || c="0 1 0"
+	count "$c"
+	read -r p f s <<<"$c"
+	if [ "$erc" != 0 ]; then
+		rc=1
+		# A crash or parse error that left no failed case still fails.
+		[ "$f" != 0 ] || result 0 "$name: kunit.py exec exited $erc"
+	fi
+	if "$REPO/scripts/kernel_log.py" "$name" "$RESULTS/$name.console"; then
+		count 1 0 0
+		clean="console clean"
+	else
+		count 0 1 0
+		rc=1
+		clean="CONSOLE NOT CLEAN"
+	fi
+	echo "$name: $p passed, $f failed, $s skipped, $clean, $(($(date +%s) - t0))s" |
+		tee -a "$RESULTS/kunit-boots.txt"
+}
+
+# console NAME: the console of boot NAME.
+console() {
+	echo "$RESULTS/$1.console"
+}
+
+# expected_matching GLOB...: the suites that ran in the main boot or are
+# in kunit/expected-suites, whose name matches a GLOB.
+expected_matching() {
+	python3 - "$RESULTS/kunit.json" "$REPO/kunit/expected-suites" "$@" <<'EOF'
+import fnmatch, json, sys
+names = set()
+try:
+    names |= {g.get("name") for g in json.load(open(sys.argv[1])).get("sub_groups", [])}
+except (OSError, ValueError):
+    pass
+names |= {l.split("#", 1)[0].strip() for l in open(sys.argv[2])}
+for n in sorted(x for x in names if x):
+    if any(fnmatch.fnmatchcase(n, g) for g in sys.argv[3:]):
+        print(n)
+EOF
+}
 
 start=$(date +%s)
-cd "$KDIR"
-"${kunit[@]}" build "${common[@]}" --kunitconfig "$KUNITCONFIG" "${add[@]}" \
-	--jobs "$JOBS" --make_options "$(cc_make_opt)" </dev/null
-built=$(date +%s)
+times=""
+for arch in $KUNIT_ARCHES; do
+	t0=$(date +%s)
+	if ! build "$arch"; then
+		result 0 "kunit-$arch: kunit.py build failed"
+		times="$times $arch: build failed after $(($(date +%s) - t0))s;"
+		continue
+	fi
+	t1=$(date +%s)
+	DMA_HEAPS_ACCEL=$("$REPO/scripts/probe-kvm.sh" "$build_dir/arch/x86/boot/bzImage")
+	export DMA_HEAPS_ACCEL
+	echo "running KUnit ($arch) under QEMU ($DMA_HEAPS_ACCEL)"
 
-DMA_HEAPS_ACCEL=$("$REPO/scripts/probe-kvm.sh" "$KUNIT_BUILD/arch/x86/boot/bzImage")
-export DMA_HEAPS_ACCEL
-echo "running KUnit under QEMU ($DMA_HEAPS_ACCEL)"
+	if [ "$arch" = i386 ]; then
+		expected=$build_dir/expected-suites
+		grep -v -x -F -f <(sed 's/#.*//; s/[[:space:]]//g; /^$/d' \
+			"$REPO/kunit/expected-suites-i386") "$REPO/kunit/expected-suites" \
+			>"$expected" || true
+		boot kunit-i386 1200 "$expected" "$@"
+		# Highmem exists: the zone is there and holds pages.
+		if grep -q 'HighMem zone' "$(console kunit-i386)" &&
+			grep -Eq '[1-9][0-9]*MB HIGHMEM available' "$(console kunit-i386)"; then
+			result 1 "kunit-i386: the kernel has highmem ($(grep -Eo '[0-9]+MB HIGHMEM available' "$(console kunit-i386)"))"
+		else
+			result 0 "kunit-i386: the kernel has highmem (no HighMem zone or no HIGHMEM pages in the console)"
+		fi
+		times="$times i386: build $((t1 - t0))s, run $(($(date +%s) - t1))s;"
+		continue
+	fi
 
-rc=0
-"${kunit[@]}" exec "${common[@]}" --timeout 1200 \
-	--json="$RESULTS/kunit.json" "$@" </dev/null || rc=$?
-# kunit.py keeps the kernel's whole console output; keep the KTAP of it.
-sed -n '/^\(KTAP\|TAP\) version/,$p' "$KUNIT_BUILD/test.log" >"$RESULTS/kunit.ktap" || true
-counts=$("$REPO/scripts/tap-count.py" kunit "$RESULTS/kunit.json" \
-	"$REPO/kunit/expected-suites")
+	boot kunit-main 1200 "$REPO/kunit/expected-suites" "$@"
 
-# The CMA heaps again, in a boot without a CMA area: no heap may appear.
-# Only for the full run, not for a filtered one.
-if [ $# = 0 ] && grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$KUNIT_BUILD/.config"; then
-	echo "running the CMA heaps' setup case without a CMA area (cma=0)"
-	DMA_HEAPS_CMA=0 "${kunit[@]}" exec "${common[@]}" --timeout 300 \
-		--json="$RESULTS/kunit-nocma.json" \
-		'dma_heap_cma_setup.the_cma_heaps_are_one_per_area_and_one_for_the_default' \
-		</dev/null || rc=$?
-	sed -n '/^\(KTAP\|TAP\) version/,$p' "$KUNIT_BUILD/test.log" \
-		>"$RESULTS/kunit-nocma.ktap" || true
-	grep -q '^cma: Reserved' "$KUNIT_BUILD/test.log" &&
-		{ echo "the cma=0 boot reserved a CMA area" >&2; rc=1; }
-	nocma=$(echo dma_heap_cma_setup | "$REPO/scripts/tap-count.py" kunit \
-		"$RESULTS/kunit-nocma.json" /dev/stdin)
-	counts=$("$REPO/scripts/tap-count.py" sum <(echo "$counts") <(echo "$nocma"))
-fi
-echo "$counts" >"$RESULTS/kunit.counts"
-read -r passed failed skipped <<<"$counts"
-end=$(date +%s)
-echo "KUnit: build $((built - start))s, run $((end - built))s ($DMA_HEAPS_ACCEL); KTAP in $RESULTS/kunit.ktap"
+	# The other x86_64 boots, only in the full run.
+	if [ $full = 1 ] && grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$build_dir/.config"; then
+		# The CMA heaps again, in a boot without a CMA area: no heap may appear.
+		echo dma_heap_cma_setup >"$RESULTS/kunit-cma_setup.expected"
+		DMA_HEAPS_CMA=0 boot kunit-nocma 300 "$RESULTS/kunit-cma_setup.expected" \
+			'dma_heap_cma_setup.the_cma_heaps_are_one_per_area_and_one_for_the_default'
+		if grep -q 'cma: Reserved' "$(console kunit-nocma)"; then
+			result 0 "kunit-nocma: no CMA area is reserved (the cma=0 boot reserved one)"
+		else
+			result 1 "kunit-nocma: no CMA area is reserved"
+		fi
+
+		# Next to hugetlb's CMA area (1 GiB pages need pdpe1gb: -cpu max).
+		DMA_HEAPS_CPU=max boot kunit-hugetlb 300 "$RESULTS/kunit-cma_setup.expected" \
+			--kernel_args hugetlb_cma=1G 'dma_heap_cma_setup'
+		if grep -q 'hugetlb_cma: reserve 1024 MiB, up to 1024 MiB per node' "$(console kunit-hugetlb)" &&
+			grep -q 'cma: Reserved 1024 MiB' "$(console kunit-hugetlb)"; then
+			result 1 "kunit-hugetlb: hugetlb_cma reserved 1024 MiB"
+		else
+			result 0 "kunit-hugetlb: hugetlb_cma reserved 1024 MiB (no \"hugetlb_cma: reserve 1024 MiB\" and \"cma: Reserved 1024 MiB\" in the console)"
+		fi
+	fi
+	if [ $full = 1 ]; then
+		# Every DMA mapping through 8 MiB of bounce buffers.  One glob for
+		# dma_heap_helpers* and dma_heap_sync* (kunit.filter_glob takes
+		# one): [hs][ey][ln] does not match dma_heap_system*.  The suites
+		# expected are those of the main boot that match either.
+		expected=$RESULTS/kunit-swiotlb.expected
+		expected_matching 'dma_heap_helpers*' 'dma_heap_sync*' >"$expected"
+		boot kunit-swiotlb 300 "$expected" \
+			--kernel_args swiotlb=4096,force 'dma_heap_[hs][ey][ln]*'
+		# 6.1 prints the pool's size only with SWIOTLB_VERBOSE: check that
+		# the kernel took the argument and set swiotlb up.
+		if grep -q 'Kernel command line: .*swiotlb=4096,force' "$(console kunit-swiotlb)" &&
+			grep -q 'software IO TLB: ' "$(console kunit-swiotlb)"; then
+			result 1 "kunit-swiotlb: swiotlb=4096,force is set up"
+		else
+			result 0 "kunit-swiotlb: swiotlb=4096,force is set up (no \"software IO TLB:\" line or no swiotlb= on the command line)"
+		fi
+	fi
+	times="$times x86_64: build $((t1 - t0))s, run $(($(date +%s) - t1))s;"
+done
+
+echo "$total" >"$RESULTS/kunit.counts"
+read -r passed failed skipped <<<"$total"
+[ "$failed" = 0 ] || rc=1
+echo "KUnit:$times total $(($(date +%s) - start))s (${DMA_HEAPS_ACCEL:-no boot}); consoles, KTAP and JSON in $RESULTS"
+sed 's/^/  /' "$RESULTS/kunit-boots.txt" 2>/dev/null || true
 echo "kunit: $passed passed, $failed failed, $skipped skipped"
-[ "$rc" = 0 ] && [ "$failed" = 0 ]
+exit $rc

@@ -3,12 +3,16 @@
 # heaps' tests and a CMA area for the CMA heap.  run_kunit.sh sets
 # DMA_HEAPS_ACCEL to "kvm" when a probe showed that KVM boots here, and
 # DMA_HEAPS_CMA=0 for its boot without a CMA area (kunit.py puts its own
-# kernel arguments before ours, so they cannot override cma=).
+# kernel arguments before ours, so they cannot override cma=), and
+# DMA_HEAPS_CPU=max for its hugetlb_cma boot (1 GiB pages need pdpe1gb,
+# which QEMU's default CPU model lacks).  Under KVM the default is the host's
+# CPU.
 import os
 
 from ..qemu_config import QemuArchParams
 
 _accel = os.environ.get('DMA_HEAPS_ACCEL', 'tcg')
+_cpu = os.environ.get('DMA_HEAPS_CPU') or ('host' if _accel == 'kvm' else '')
 
 QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
 			   kconfig='''
@@ -21,4 +25,4 @@ CONFIG_SERIAL_8250_CONSOLE=y''',
 			   extra_qemu_params=['-bios', 'qboot.rom',
 					      '-m', '2048', '-smp', '2',
 					      '-accel', _accel] +
-					     (['-cpu', 'host'] if _accel == 'kvm' else []))
+					     (['-cpu', _cpu] if _cpu else []))

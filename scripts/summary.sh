@@ -2,12 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # Print the one-line summary of make test from the stages' TAP and KTAP
 # results: "N passed, N failed, N skipped".  A stage that left no results
-# counts as one failure.  --clean removes the previous run's results.
+# counts as one failure.  KUnit's counts ($RESULTS/kunit.counts) hold every
+# boot of run_kunit.sh (each architecture, each kernel command line) and
+# each boot's console check; the boots are listed before the line.
+# --clean removes the previous run's results.
 set -u
 . "$(dirname "$0")/common.sh"
 
 if [ "${1:-}" = --clean ]; then
-	rm -f "$RESULTS"/*.counts "$RESULTS"/*.tap "$RESULTS"/kunit.json
+	rm -f "$RESULTS"/*.counts "$RESULTS"/*.tap "$RESULTS"/*.ktap \
+		"$RESULTS"/kunit.json "$RESULTS"/kunit-*.json "$RESULTS"/*.console \
+		"$RESULTS"/kunit-*.expected "$RESULTS"/kunit-boots.txt
 	exit 0
 fi
 
@@ -23,6 +28,10 @@ if [ -f "$RESULTS/check-patches.tap" ]; then
 else
 	echo "check-patches left no results" >&2
 	add "0 1 0"
+fi
+if [ -f "$RESULTS/kunit-boots.txt" ]; then
+	echo "KUnit boots:"
+	sed 's/^/  /' "$RESULTS/kunit-boots.txt"
 fi
 for stage in kunit selftest; do
 	if [ -f "$RESULTS/$stage.counts" ]; then

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+# kunit.py --qemu_config for the 32-bit run: i386 with 2 GiB, of which a
+# HIGHMEM4G kernel maps less than 1 GiB directly (lowmem), so the heaps get
+# highmem pages and kmap/vmap really map them.  kunit.py takes the
+# architecture (make ARCH=, qemu-system-) from linux_arch and qemu_arch here
+# and ignores --arch.  DMA_HEAPS_ACCEL, DMA_HEAPS_CMA and DMA_HEAPS_CPU as in
+# qemu_x86_64.py.
+import os
+
+from ..qemu_config import QemuArchParams
+
+_accel = os.environ.get('DMA_HEAPS_ACCEL', 'tcg')
+_cpu = os.environ.get('DMA_HEAPS_CPU') or ('host' if _accel == 'kvm' else '')
+
+QEMU_ARCH = QemuArchParams(linux_arch='i386',
+			   kconfig='''
+CONFIG_SERIAL_8250=y
+CONFIG_SERIAL_8250_CONSOLE=y''',
+			   qemu_arch='i386',
+			   kernel_path='arch/x86/boot/bzImage',
+			   kernel_command_line='console=ttyS0 cma=' +
+					       os.environ.get('DMA_HEAPS_CMA', '64M'),
+			   extra_qemu_params=['-bios', 'qboot.rom',
+					      '-m', '2048', '-smp', '2',
+					      '-accel', _accel] +
+					     (['-cpu', _cpu] if _cpu else []))

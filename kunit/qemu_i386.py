@@ -4,7 +4,8 @@
 # highmem pages and kmap/vmap really map them.  kunit.py takes the
 # architecture (make ARCH=, qemu-system-) from linux_arch and qemu_arch here
 # and ignores --arch.  DMA_HEAPS_ACCEL, DMA_HEAPS_CMA and DMA_HEAPS_CPU as in
-# qemu_x86_64.py.
+# qemu_x86_64.py.  SeaBIOS, not qboot: under qemu-system-i386 with qboot
+# the kernel hangs at "i8042: Probing ports directly." (6.1, TCG).
 import os
 
 from ..qemu_config import QemuArchParams
@@ -20,7 +21,6 @@ CONFIG_SERIAL_8250_CONSOLE=y''',
 			   kernel_path='arch/x86/boot/bzImage',
 			   kernel_command_line='console=ttyS0 cma=' +
 					       os.environ.get('DMA_HEAPS_CMA', '64M'),
-			   extra_qemu_params=['-bios', 'qboot.rom',
-					      '-m', '2048', '-smp', '2',
+			   extra_qemu_params=['-m', '2048', '-smp', '2',
 					      '-accel', _accel] +
 					     (['-cpu', _cpu] if _cpu else []))

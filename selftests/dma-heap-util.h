@@ -38,16 +38,17 @@ static inline int cmp_str(const void *a, const void *b)
 }
 
 /*
- * The names of the heaps in /dev/dma_heap, sorted; returns how many.
- * The names are allocated and live as long as the process.
+ * The names of the entries of directory @dir, sorted; returns how many, 0
+ * when it cannot be read.  The names are allocated and live as long as
+ * the process.
  */
-static inline int find_heaps(char **names, int max)
+static inline int list_dir(const char *dir, char **names, int max)
 {
 	struct dirent *de;
 	DIR *d;
 	int n = 0;
 
-	d = opendir(DMA_HEAP_DIR);
+	d = opendir(dir);
 	if (!d)
 		return 0;
 	while ((de = readdir(d)) && n < max) {
@@ -58,6 +59,12 @@ static inline int find_heaps(char **names, int max)
 	closedir(d);
 	qsort(names, n, sizeof(*names), cmp_str);
 	return n;
+}
+
+/* The names of the heaps in /dev/dma_heap, sorted; returns how many. */
+static inline int find_heaps(char **names, int max)
+{
+	return list_dir(DMA_HEAP_DIR, names, max);
 }
 
 static inline int heap_open(const char *name)
@@ -184,21 +191,7 @@ static inline long cma_area_read(const char *area, const char *what)
 /* The names of the CMA areas in the CMA debugfs, sorted; returns how many. */
 static inline int find_cma_areas(char **names, int max)
 {
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
-
-	d = opendir(CMA_DEBUGFS);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && n < max) {
-		if (de->d_name[0] == '.')
-			continue;
-		names[n++] = strdup(de->d_name);
-	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
-	return n;
+	return list_dir(CMA_DEBUGFS, names, max);
 }
 
 /*

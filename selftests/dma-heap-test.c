@@ -852,22 +852,16 @@ static void fn_sigbus(int sig)
 }
 
 /*
- * Where the mmap loop maps the CMA heaps' buffers: 80 TiB, far from every
- * other mapping, so that the page tables (PUD, PMD, PTE) are allocated
- * in the page faults, inside the call, and freed again by munmap(): near
- * other mappings they would already be there and nothing of the fault
- * path would be injected.  A hint, not MAP_FIXED: the heap's mmap() is
- * under test, not the address.
- *
- * Not for the system heap, whose mmap() fills the mapping with
- * remap_pfn_range(): a page-table allocation failing there, before the
- * first PTE is set, makes 6.1's error path (zap_page_range_single() ->
- * untrack_pfn(vma, 0, 0)) hit WARN_ON_ONCE in x86 PAT's untrack_pfn(),
- * which panics this boot (panic_on_warn).  See docs/selftests.md.
+ * Where the mmap loop maps the buffers: 80 TiB, far from every other
+ * mapping, so that the page tables (PUD, PMD, PTE) are allocated in the
+ * page faults, inside the call, and freed again by munmap(): near other
+ * mappings they would already be there and nothing of the fault path
+ * would be injected.  A hint, not MAP_FIXED: the heap's mmap() is under
+ * test, not the address.
  */
 #define FN_MAP_HINT	((void *)0x500000000000UL)
 
-/* mmap() and a write to every page: the CMA heaps map pages on fault. */
+/* mmap() and a write to every page: the heaps map pages on fault. */
 static int fn_mmap_call(struct failnth_ctx *c)
 {
 	size_t ps = page_size();
@@ -971,7 +965,7 @@ static void fn_snap(struct fn_snap *s, const char *area)
 	s->fds = count_fds();
 	s->maps = count_maps();
 	s->cma_used = area ? cma_area_read(area, "used") : -1;
-	s->free_pages = area ? -1 : free_pages_with_pcp();
+	s->free_pages = area ? -1 : free_or_pooled_pages();
 }
 
 /*
@@ -983,7 +977,9 @@ static void failnth_loop(struct __test_metadata *_metadata, int heap_fd,
 			 const char *heap, const struct failnth_call *fc,
 			 size_t len)
 {
-	struct failnth_ctx c = { .heap_fd = heap_fd, .len = len };
+	struct failnth_ctx c = {
+		.heap_fd = heap_fd, .len = len, .hint = FN_MAP_HINT,
+	};
 	struct fn_snap start, before, armed, after;
 	struct timespec t0, t1;
 	unsigned int n, failed = 0, absorbed = 0, bad = 0;
@@ -993,15 +989,13 @@ static void failnth_loop(struct __test_metadata *_metadata, int heap_fd,
 	int fn, ret, injected = 0, clean = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!heap_cma_area(heap_fd, heap, area, sizeof(area))) {
+	if (!heap_cma_area(heap_fd, heap, area, sizeof(area)))
 		a = area;
-		c.hint = FN_MAP_HINT;
-	}
 	fn = fail_nth_open();
 	ASSERT_LE(0, fn) TH_LOG(FAIL_NTH ": %s (CONFIG_FAULT_INJECTION?)",
 				strerror(errno));
 	if (!a) {
-		ASSERT_LT(0, free_pages_with_pcp());
+		ASSERT_LT(0, free_or_pooled_pages());
 	}
 
 	/* One run without injection first: one-time costs are paid. */
@@ -1140,14 +1134,6 @@ TEST_F_TIMEOUT(heap, failnth_mmap_touch, 600)
 {
 	struct sigaction sa = { .sa_handler = fn_sigbus }, old;
 
-	/*
-	 * A page-table allocation failing inside the remap_pfn_range() of a
-	 * whole vma trips a WARN_ON_ONCE() in Debian 6.1.192's x86 PAT code
-	 * (memtype.c:1028, get_pat_info()) while mmap() unwinds: a core bug,
-	 * and this boot panics on warnings.  The CMA heaps map on fault.
-	 */
-	if (!strcmp(variant->heap, "system"))
-		SKIP(return, "remap_pfn_range() failure WARNs in x86 PAT (core bug)");
 	ASSERT_EQ(0, sigaction(SIGBUS, &sa, &old));
 	failnth_loop(_metadata, self->heap_fd, variant->heap, &fn_mmap, ONE_MIB);
 	sigaction(SIGBUS, &old, NULL);
@@ -1159,6 +1145,51 @@ TEST_F_TIMEOUT(heap, failnth_sync, 600)
 		     ONE_MIB);
 	failnth_loop(_metadata, self->heap_fd, variant->heap, &fn_sync_end,
 		     ONE_MIB);
+}
+
+/* Reclaim until the heaps' pools are empty, at most 5 s; their KiB left. */
+static long drain_pools(void)
+{
+	long kb = total_pools_kib();
+	int tries;
+
+	for (tries = 0; kb && tries < 50; tries++) {
+		usleep(100 * 1000);
+		mem_available_kib();
+		kb = total_pools_kib();
+	}
+	return kb;
+}
+
+/*
+ * The system heap keeps the chunks of a freed buffer in its pool and
+ * reports them in total_pools_kb; reclaim (drop_caches runs the
+ * shrinkers) gives them all back: the pool ends empty and MemAvailable
+ * within 1% of where it started.
+ */
+TEST(system_pool_is_reported_and_drains_under_pressure)
+{
+	int heap = open(DMA_HEAP_DIR "/system", O_RDONLY | O_CLOEXEC);
+	long before, after, pooled;
+	int fd;
+
+	if (heap < 0)
+		SKIP(return, "no system heap");
+	ASSERT_EQ(0, access(TOTAL_POOLS_KB, R_OK));
+	before = mem_available_kib();
+	ASSERT_EQ(0, drain_pools());
+	fd = heap_alloc(heap, 64 * ONE_MIB);
+	ASSERT_LE(0, fd);
+	close(fd);
+	pooled = total_pools_kib();
+	mem_available_kib();
+	after = mem_available_kib();
+	TH_LOG("pooled %ld kB after freeing 64 MiB; MemAvailable %ld kB before, %ld kB after",
+	       pooled, before, after);
+	EXPECT_EQ(64 * 1024, pooled);
+	EXPECT_EQ(0, drain_pools());
+	EXPECT_GE(after, before - before / 100);
+	close(heap);
 }
 
 /*

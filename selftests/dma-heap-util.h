@@ -172,6 +172,19 @@ static inline long read_long(const char *path)
 	return val;
 }
 
+/*
+ * What the heaps keep in pools (the system heap's zeroed and freed
+ * chunks), in KiB: /sys/kernel/dma_heap/total_pools_kb, 0 without it.
+ */
+#define TOTAL_POOLS_KB	"/sys/kernel/dma_heap/total_pools_kb"
+
+static inline long total_pools_kib(void)
+{
+	long kb = read_long(TOTAL_POOLS_KB);
+
+	return kb < 0 ? 0 : kb;
+}
+
 #define CMA_DEBUGFS	"/sys/kernel/debug/cma"
 #define MAX_CMA_AREAS	16
 #define CMA_NAME_LEN	64
@@ -258,6 +271,20 @@ static inline long free_pages_with_pcp(void)
 	}
 	fclose(f);
 	return total;
+}
+
+/*
+ * The free pages with the pages the heaps keep in pools: freeing a system
+ * heap buffer moves its chunks to the pool, not to the free lists, and the
+ * pool's worker zeroing them moves nothing out of the pool.
+ */
+static inline long free_or_pooled_pages(void)
+{
+	long free = free_pages_with_pcp();
+
+	if (free < 0)
+		return -1;
+	return free + total_pools_kib() * 1024 / (long)page_size();
 }
 
 /*

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install what building and booting the tree needs, when it is missing.
+# Install what building and booting the tree needs, when it is missing;
+# the arguments are more packages that the caller needs.
 set -eu
 
 pkgs="linux-source-6.1 qemu-system-x86 gcc make flex bison bc libelf-dev
 libssl-dev python3 python3-ply python3-git ccache busybox-static cpio xz-utils kmod git perl rsync
-libc6-dev binutils qemu-system-data"
+libc6-dev binutils qemu-system-data $*"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -10,6 +10,7 @@
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 [ -c /dev/ttyS1 ] && exec >/dev/ttyS1 2>&1 </dev/null
 
 echo "@@ BOOT $(uname -r)"

@@ -6,32 +6,45 @@
  * Run by selftests/run-bench.sh in a QEMU boot of upstream's Debian 6.1
  * kernel and of ours, so that the two heap implementations can be compared
  * side by side on the same (virtual) hardware.  For each size, after one
- * warm-up round, it times ROUNDS rounds and prints the median of:
+ * warm-up round, it times ROUNDS rounds and prints the median and the 99th
+ * percentile (the slowest round below 100 rounds) of:
  *
- *   alloc:<heap>    DMA_HEAP_IOCTL_ALLOC alone, for every heap in
- *                   /dev/dma_heap: where the heap gets and zeroes its pages
- *   close:<heap>    close() of that dma-buf: where the pages are freed
- *   touch:<heap>    mmap() of a fresh buffer plus a first write to each page
- *                   (inside DMA_BUF_IOCTL_SYNC start/end): a heap that maps
- *                   on fault pays one fault per page here
- *   udmabuf-create  UDMABUF_CREATE on a sealed memfd: where shmem allocates
- *                   and zeroes the pages, the other way to get a dma-buf
- *   udmabuf-close   close() of the udmabuf and of its memfd
- *   memset          memset() of an already faulted-in buffer: what plain
- *                   zeroing costs in this machine, the bound for the above
+ *   alloc:<heap>       DMA_HEAP_IOCTL_ALLOC right after the close() of the
+ *                      last buffer: a heap that zeroes freed memory later
+ *                      has had no time to
+ *   alloc-warm:<heap>  the same, once the heap's pool has settled (its
+ *                      worker has zeroed what the last close() freed; the
+ *                      debugfs file dma_heap_system_pool says so) and 1 ms
+ *                      more: an application that frees a buffer and
+ *                      allocates the next one a frame later
+ *   alloc-cold:<heap>  the same, once the pool has settled and then
+ *                      drop_caches=2 has emptied it (the shrinkers empty
+ *                      every pool): the page allocator's pages, zeroed
+ *   close:<heap>       close() of that dma-buf: where the pages are freed
+ *   touch:<heap>       mmap() of a fresh buffer plus a first write to each page
+ *                      (inside DMA_BUF_IOCTL_SYNC start/end)
+ *   steady:<heap>      STEADY_COUNT rounds of alloc, mmap, touch, munmap,
+ *                      close, back to back, timed as a whole: the time per
+ *                      buffer, where deferred work cannot hide
+ *   udmabuf-create     UDMABUF_CREATE on a sealed memfd: where shmem allocates
+ *                      and zeroes the pages, the other way to get a dma-buf
+ *   udmabuf-close      close() of the udmabuf and of its memfd
+ *   memset             memset() of an already faulted-in buffer: what plain
+ *                      zeroing costs in this machine, the bound for the above
  *
  * One line per result, on stdout:
  *
- *   @@ BENCH <label> <what> <size_mib> <median_ms> <GB/s>
- *   @@ BENCH <label> <what> <size_mib> skipped <errno name>
+ *   @@ BENCH <label> <what> <size_kib> <median_ms> <GB/s> <p99_ms>
+ *   @@ BENCH <label> <what> <size_kib> skipped <errno name>
  *
  * GB/s is the size over the median time, 1 GB being 1e9 bytes.  A result is
  * skipped, not failed, when the kernel refuses the allocation (ENOMEM from a
  * CMA area too small for the size, udmabuf's size limit, no /dev/udmabuf).
  * Lines starting with '#' are for people (the fastest and slowest round).
  *
- * Usage: dma-heap-bench [-l label] [-r rounds] [size_mib ...]
- * The label defaults to uname -r, the rounds to 10, the size to 64 MiB.
+ * Usage: dma-heap-bench [-l label] [-r rounds] [size ...]
+ * The label defaults to uname -r, the rounds to 10, the size to 64M; a size
+ * is a number of KiB with K or of MiB with M or no suffix.
  * Only the uapi struct dma_heap_allocation_data and DMA_HEAP_IOCTL_ALLOC,
  * which upstream and we share, are used.
  */
@@ -59,8 +72,10 @@
 #define MAX_ROUNDS	1000
 #define MAX_SIZES	16
 #define DEFAULT_ROUNDS	10
-#define DEFAULT_MIB	64UL
-#define MAX_MIB		(1024UL * 1024)
+#define DEFAULT_KIB	(64UL * 1024)
+#define MAX_KIB		(1024UL * 1024 * 1024)
+#define STEADY_COUNT	20
+#define POOL_DEBUGFS	"/sys/kernel/debug/dma_heap_system_pool"
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *label;
@@ -128,12 +143,12 @@ static const char *name_of(const char *what, const char *heap)
 	return buf;
 }
 
-/* Print the median of @n rounds (sorts @ns). */
+/* Print the median and 99th percentile of @n rounds (sorts @ns). */
 static void report(const char *what, const char *heap, size_t len,
 		   uint64_t *ns, int n)
 {
 	const char *name = name_of(what, heap);
-	double median_ns, median_ms;
+	double median_ns, median_ms, p99_ms;
 
 	qsort(ns, n, sizeof(*ns), cmp_u64);
 	if (n % 2)
@@ -141,20 +156,61 @@ static void report(const char *what, const char *heap, size_t len,
 	else
 		median_ns = (ns[n / 2 - 1] + ns[n / 2]) / 2.0;
 	median_ms = median_ns / 1e6;
-	printf("# %s %s %zu MiB: min %.3f ms, max %.3f ms, %d rounds\n",
-	       label, name, len / ONE_MIB, ns[0] / 1e6, ns[n - 1] / 1e6, n);
+	p99_ms = ns[(n * 99 + 99) / 100 - 1] / 1e6;
+	printf("# %s %s %zu KiB: min %.3f ms, max %.3f ms, %d rounds\n",
+	       label, name, len / 1024, ns[0] / 1e6, ns[n - 1] / 1e6, n);
 	if (median_ns > 0)
-		printf("@@ BENCH %s %s %zu %.3f %.2f\n", label, name,
-		       len / ONE_MIB, median_ms, len / median_ns);
+		printf("@@ BENCH %s %s %zu %.3f %.2f %.3f\n", label, name,
+		       len / 1024, median_ms, len / median_ns, p99_ms);
 	else
-		printf("@@ BENCH %s %s %zu %.3f inf\n", label, name,
-		       len / ONE_MIB, median_ms);
+		printf("@@ BENCH %s %s %zu %.3f inf %.3f\n", label, name,
+		       len / 1024, median_ms, p99_ms);
 }
 
 static void skip(const char *what, const char *heap, size_t len, int err)
 {
 	printf("@@ BENCH %s %s %zu skipped %s\n", label, name_of(what, heap),
-	       len / ONE_MIB, errno_name(err));
+	       len / 1024, errno_name(err));
+}
+
+/*
+ * Wait until the heaps' pools have settled: nothing waiting to be zeroed
+ * (ours; upstream has no pool and no such file), at most a second, then
+ * 1 ms more.
+ */
+static void settle(void)
+{
+	char line[128];
+	long dirty, zeroing;
+	int tries;
+	FILE *f;
+
+	for (tries = 0; tries < 1000; tries++) {
+		f = fopen(POOL_DEBUGFS, "r");
+		if (!f)
+			break;
+		dirty = zeroing = -1;
+		while (fgets(line, sizeof(line), f)) {
+			sscanf(line, "dirty pages: %ld", &dirty);
+			sscanf(line, "zeroing pages: %ld", &zeroing);
+		}
+		fclose(f);
+		if (!dirty && !zeroing)
+			break;
+		usleep(1000);
+	}
+	usleep(1000);
+}
+
+/* Empty every pool: the shrinkers run on drop_caches=2. */
+static void drop_pools(void)
+{
+	FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
+
+	if (f) {
+		fputs("2\n", f);
+		fclose(f);
+	}
 }
 
 /* heap_alloc(), timed into *@ns unless @ns is NULL. */
@@ -168,17 +224,27 @@ static int timed_alloc(int heap_fd, size_t len, uint64_t *ns)
 	return fd;
 }
 
-/* alloc:<heap> and close:<heap> */
-static void bench_heap_alloc(int heap_fd, const char *heap, size_t len)
+enum alloc_mode { BACK_TO_BACK, WARM, COLD };
+
+/* alloc:<heap> and close:<heap>, alloc-warm:<heap>, alloc-cold:<heap> */
+static void bench_heap_alloc(int heap_fd, const char *heap, size_t len,
+			     enum alloc_mode mode)
 {
+	static const char * const names[] = { "alloc", "alloc-warm",
+					       "alloc-cold" };
 	uint64_t alloc_ns[MAX_ROUNDS], close_ns[MAX_ROUNDS], t0;
 	int r, fd;
 
 	for (r = -1; r < rounds; r++) {
+		if (mode != BACK_TO_BACK)
+			settle();
+		if (mode == COLD)
+			drop_pools();
 		fd = timed_alloc(heap_fd, len, r < 0 ? NULL : &alloc_ns[r]);
 		if (fd < 0) {
-			skip("alloc", heap, len, -fd);
-			skip("close", heap, len, -fd);
+			skip(names[mode], heap, len, -fd);
+			if (mode == BACK_TO_BACK)
+				skip("close", heap, len, -fd);
 			return;
 		}
 		t0 = now_ns();
@@ -186,16 +252,62 @@ static void bench_heap_alloc(int heap_fd, const char *heap, size_t len)
 		if (r >= 0)
 			close_ns[r] = now_ns() - t0;
 	}
-	report("alloc", heap, len, alloc_ns, rounds);
-	report("close", heap, len, close_ns, rounds);
+	report(names[mode], heap, len, alloc_ns, rounds);
+	if (mode == BACK_TO_BACK)
+		report("close", heap, len, close_ns, rounds);
+}
+
+/* Map @fd, write to each page inside a CPU-access section, unmap. */
+static int touch(int fd, size_t len, char v)
+{
+	size_t ps = sysconf(_SC_PAGESIZE), off;
+	volatile char *p;	/* every first write must happen */
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	buf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+	for (off = 0; off < len; off += ps)
+		p[off] = v;
+	buf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+	munmap((void *)p, len);
+	return 0;
+}
+
+/*
+ * steady:<heap>: STEADY_COUNT buffers allocated, touched and freed back to
+ * back, per round; the time per buffer.
+ */
+static void bench_heap_steady(int heap_fd, const char *heap, size_t len)
+{
+	uint64_t steady_ns[MAX_ROUNDS], t0;
+	int r, i, fd, err;
+
+	for (r = -1; r < rounds; r++) {
+		t0 = now_ns();
+		for (i = 0; i < STEADY_COUNT; i++) {
+			fd = heap_alloc(heap_fd, len);
+			if (fd < 0) {
+				skip("steady", heap, len, -fd);
+				return;
+			}
+			err = touch(fd, len, (char)i);
+			close(fd);
+			if (err) {
+				skip("steady", heap, len, -err);
+				return;
+			}
+		}
+		if (r >= 0)
+			steady_ns[r] = (now_ns() - t0) / STEADY_COUNT;
+	}
+	report("steady", heap, len, steady_ns, rounds);
 }
 
 /* touch:<heap>: mmap and a first write to each page of a fresh buffer */
 static void bench_heap_touch(int heap_fd, const char *heap, size_t len)
 {
 	uint64_t touch_ns[MAX_ROUNDS], t0, t1;
-	size_t ps = sysconf(_SC_PAGESIZE), off;
-	volatile char *p;	/* every first write must happen */
 	int r, fd, err;
 
 	for (r = -1; r < rounds; r++) {
@@ -205,22 +317,15 @@ static void bench_heap_touch(int heap_fd, const char *heap, size_t len)
 			return;
 		}
 		t0 = now_ns();
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (p == MAP_FAILED) {
-			err = errno;
-			close(fd);
-			skip("touch", heap, len, err);
+		err = touch(fd, len, (char)r);
+		t1 = now_ns();
+		close(fd);
+		if (err) {
+			skip("touch", heap, len, -err);
 			return;
 		}
-		buf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
-		for (off = 0; off < len; off += ps)
-			p[off] = (char)r;
-		buf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
-		t1 = now_ns();
 		if (r >= 0)
 			touch_ns[r] = t1 - t0;
-		munmap((void *)p, len);
-		close(fd);
 	}
 	report("touch", heap, len, touch_ns, rounds);
 }
@@ -233,12 +338,18 @@ static void bench_heap(const char *heap, size_t len)
 	if (heap_fd < 0) {
 		err = errno;
 		skip("alloc", heap, len, err);
+		skip("alloc-warm", heap, len, err);
+		skip("alloc-cold", heap, len, err);
 		skip("close", heap, len, err);
 		skip("touch", heap, len, err);
+		skip("steady", heap, len, err);
 		return;
 	}
-	bench_heap_alloc(heap_fd, heap, len);
+	bench_heap_alloc(heap_fd, heap, len, BACK_TO_BACK);
+	bench_heap_alloc(heap_fd, heap, len, WARM);
+	bench_heap_alloc(heap_fd, heap, len, COLD);
 	bench_heap_touch(heap_fd, heap, len);
+	bench_heap_steady(heap_fd, heap, len);
 	close(heap_fd);
 }
 
@@ -345,16 +456,35 @@ static int parse_ulong(const char *s, unsigned long max, unsigned long *val)
 	return errno || end == s || *end || *val == 0 || *val > max ? -1 : 0;
 }
 
+/* A size: KiB with K, MiB with M or no suffix; in KiB, or 0. */
+static unsigned long parse_size(const char *arg)
+{
+	unsigned long val, mult = 1024;
+	char num[32];
+	size_t n = strlen(arg);
+
+	if (!n || n >= sizeof(num))
+		return 0;
+	memcpy(num, arg, n + 1);
+	if (num[n - 1] == 'K' || num[n - 1] == 'M') {
+		mult = num[n - 1] == 'K' ? 1 : 1024;
+		num[n - 1] = '\0';
+	}
+	if (parse_ulong(num, MAX_KIB / mult, &val))
+		return 0;
+	return val * mult;
+}
+
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-l label] [-r rounds] [size_mib ...]\n",
+	fprintf(stderr, "usage: %s [-l label] [-r rounds] [size[K|M] ...]\n",
 		prog);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long sizes[MAX_SIZES] = { DEFAULT_MIB }, val;
+	unsigned long sizes[MAX_SIZES] = { DEFAULT_KIB }, val;
 	char *heaps[MAX_HEAPS];
 	struct utsname uts;
 	int nsizes = 1, nheaps, opt, i, s;
@@ -378,7 +508,8 @@ int main(int argc, char **argv)
 		if (argc - optind > MAX_SIZES)
 			usage(argv[0]);
 		for (nsizes = 0; optind < argc; optind++) {
-			if (parse_ulong(argv[optind], MAX_MIB, &val))
+			val = parse_size(argv[optind]);
+			if (!val || val * 1024 % sysconf(_SC_PAGESIZE))
 				usage(argv[0]);
 			sizes[nsizes++] = val;
 		}
@@ -397,7 +528,7 @@ int main(int argc, char **argv)
 	printf("%s\n", nheaps ? "" : " none");
 
 	for (s = 0; s < nsizes; s++) {
-		size_t len = sizes[s] * ONE_MIB;
+		size_t len = sizes[s] * 1024;
 
 		bench_memset(len);
 		bench_udmabuf(len);

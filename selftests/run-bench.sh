@@ -13,7 +13,8 @@
 # it measures, it does not judge.  Exits non-zero when a boot did not run to
 # the end.
 #
-#   run-bench.sh [size_mib ...]  sizes to measure (or BENCH_SIZES, default 64)
+#   run-bench.sh [size ...]  sizes to measure, 4K or 1M or 1 (MiB), or
+#                        BENCH_SIZES (default "4K 64K 1M 8M 64M")
 #   BENCH_ROUNDS=n        timed rounds after the warm-up (default 10)
 #   BENCH_CMA=size        cma= of both boots (default 256M)
 #   BENCH_TIMEOUT=s       bound on each QEMU run (default 900)
@@ -39,7 +40,7 @@ UP_SRC=$DMA_HEAPS_CACHE/linux-upstream
 UP_B=$DMA_HEAPS_CACHE/build-bench-upstream
 OUR_SRC=$KDIR
 OUR_B=$DMA_HEAPS_CACHE/build-bench
-SIZES=${*:-${BENCH_SIZES:-64}}
+SIZES=${*:-${BENCH_SIZES:-4K 64K 1M 8M 64M}}
 SIZES=${SIZES//,/ }
 ROUNDS=${BENCH_ROUNDS:-10}
 TIMEOUT=${BENCH_TIMEOUT:-900}
@@ -49,8 +50,10 @@ CMDLINE="console=ttyS0 cma=${BENCH_CMA:-256M} rdinit=/init"
 
 max=0
 for s in $SIZES; do
-	[[ $s =~ ^[1-9][0-9]*$ ]] || die "bench: not a size in MiB: $s"
-	[ "$s" -le "$max" ] || max=$s
+	[[ $s =~ ^[1-9][0-9]*[KM]?$ ]] || die "bench: not a size (4K, 1M or 1): $s"
+	mib=${s%[KM]}
+	[ "${s: -1}" != K ] || mib=$(((mib + 1023) / 1024))
+	[ "$mib" -le "$max" ] || max=$mib
 done
 if ! [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || [ "$ROUNDS" -gt 1000 ]; then
 	die "bench: BENCH_ROUNDS must be 1..1000"
@@ -58,7 +61,7 @@ fi
 # udmabuf refuses buffers above its size_limit_mb (64 by default).
 [ "$max" -le 64 ] || CMDLINE="$CMDLINE udmabuf.size_limit_mb=$max"
 
-"$REPO/scripts/install-deps.sh"
+"$REPO/scripts/install-deps.sh" gnuplot-nox
 [ "${SKIP_PREPARE:-0}" = 1 ] || "$REPO/scripts/prepare-tree.sh"
 [ -f "$OUR_SRC/Makefile" ] || die "bench: no kernel tree in $OUR_SRC"
 
@@ -169,14 +172,15 @@ BENCH_ACCEL=$accel BENCH_QEMU="${qemu[*]} -kernel bzImage -initrd initramfs.cpio
 BENCH_CMDLINE=$CMDLINE BENCH_ROUNDS=$ROUNDS BENCH_LOAD=$load \
 BENCH_UP_DESC="$UP_SRC (tag debian, $(git -C "$UP_SRC" rev-parse --short HEAD))" \
 BENCH_OUR_DESC="$OUR_SRC ($(git -C "$OUR_SRC" describe --tags --always --dirty 2>/dev/null || echo '?'))" \
-python3 - "$UP_B/run/bench.log" "$OUR_B/run/bench.log" "$RESULTS/bench.md" <<'EOF'
+python3 - "$UP_B/run/bench.log" "$OUR_B/run/bench.log" "$RESULTS/bench.md" "$RESULTS/bench-plot" <<'EOF'
 import os
 import re
 import sys
 
-up_log, our_log, out = sys.argv[1:4]
+up_log, our_log, out, plot = sys.argv[1:5]
 env = os.environ
-ORDER = ["memset", "udmabuf-create", "udmabuf-close", "alloc", "close", "touch"]
+ORDER = ["memset", "udmabuf-create", "udmabuf-close", "alloc", "alloc-warm",
+         "alloc-cold", "close", "touch", "steady"]
 line_re = re.compile(r"^@@ BENCH (\S+) (\S+) (\d+) (.*)$")
 
 
@@ -198,12 +202,12 @@ def parse(path):
         what, _, heap = name.partition(":")
         f = rest.split()
         if f[0] == "skipped":
-            cell = (None, "skipped (%s)" % (f[1] if len(f) > 1 else "?"))
+            cell = None, None, "skipped (%s)" % (f[1] if len(f) > 1 else "?")
         else:
             try:
-                cell = (float(f[1]), "%s" % f[1])
+                cell = float(f[0]), float(f[2]), None
             except (IndexError, ValueError):
-                cell = (None, "?")
+                cell = None, None, "?"
         res[(int(size), what, heap)] = cell
     return res, boot, raw
 
@@ -215,8 +219,20 @@ ours, our_boot, our_raw = parse(our_log)
 def key(k):
     size, what, heap = k
     i = ORDER.index(what) if what in ORDER else len(ORDER)
-    # memset and udmabuf first, then each heap's alloc, close, touch
+    # memset and udmabuf first, then each heap's rows
     return (size, heap != "", heap, i, what)
+
+
+def size_name(kib):
+    return "%d MiB" % (kib // 1024) if kib % 1024 == 0 else "%d KiB" % kib
+
+
+def ms(cell, i):
+    if cell is None:
+        return "-"
+    if cell[2] is not None:
+        return cell[2]
+    return "%.3f" % cell[i]
 
 
 md = []
@@ -230,24 +246,60 @@ md.append("- QEMU: `%s`" % env["BENCH_QEMU"])
 md.append("- kernel command line: `%s`" % env["BENCH_CMDLINE"])
 md.append("- upstream: %s, uname -r %s" % (env["BENCH_UP_DESC"], up_boot))
 md.append("- ours: %s, uname -r %s" % (env["BENCH_OUR_DESC"], our_boot))
-md.append("- GB/s: size / median of %s rounds after a warm-up (1 GB = 1e9 bytes); "
-          "higher is faster" % env["BENCH_ROUNDS"])
+md.append("- times: median and 99th percentile (the slowest round below 100 "
+          "rounds) of %s rounds after a warm-up, in ms; lower is faster; "
+          "x: upstream's median over ours" % env["BENCH_ROUNDS"])
 md.append("")
-md.append("| what | heap | MiB | upstream GB/s | ours GB/s | ours/upstream |")
-md.append("|------|------|----:|--------------:|----------:|--------------:|")
+md.append("| what | heap | size | upstream p50 | ours p50 | x | upstream p99 | ours p99 |")
+md.append("|------|------|-----:|-------------:|---------:|--:|-------------:|---------:|")
 for k in sorted(set(up) | set(ours), key=key):
     size, what, heap = k
-    u = up.get(k, (None, "-"))
-    o = ours.get(k, (None, "-"))
-    ratio = "%.2f" % (o[0] / u[0]) if u[0] and o[0] is not None else ""
-    md.append("| %s | %s | %d | %s | %s | %s |" % (what, heap, size, u[1], o[1], ratio))
+    u = up.get(k)
+    o = ours.get(k)
+    ratio = ""
+    if u and o and u[0] and o[0]:
+        ratio = "%.1f" % (u[0] / o[0])
+    md.append("| %s | %s | %s | %s | %s | %s | %s | %s |"
+              % (what, heap, size_name(size), ms(u, 0), ms(o, 0), ratio,
+                 ms(u, 1), ms(o, 1)))
 if not up and not ours:
-    md.append("| (no results) | | | | | |")
+    md.append("| (no results) | | | | | | | |")
 print("\n".join(md))
+
+# The plot's data: one file per series, "size_kib median_ms" lines.
+os.makedirs(plot, exist_ok=True)
+series = []
+for who, res in (("upstream", up), ("ours", ours)):
+    for (size, what, heap), cell in res.items():
+        if cell[0] is None or what not in ("alloc", "alloc-warm",
+                                           "alloc-cold", "memset",
+                                           "udmabuf-create"):
+            continue
+        # Upstream has no pool: its warm and cold rows are its alloc row.
+        # Our CMA heaps have none either; default_cma_region is reserved.
+        if who == "upstream" and what != "alloc":
+            continue
+        if heap and heap != "system" and what != "alloc":
+            continue
+        if heap == "default_cma_region":
+            continue
+        name = "%s %s%s" % (who, what, " " + heap if heap else "")
+        series.append((name, size, cell[0]))
+files = {}
+for name, size, med in sorted(series):
+    files.setdefault(name, []).append((size, med))
+with open(os.path.join(plot, "series"), "w") as idx:
+    for n, (name, pts) in enumerate(sorted(files.items())):
+        path = os.path.join(plot, "s%d.dat" % n)
+        with open(path, "w") as f:
+            for size, med in sorted(pts):
+                f.write("%d %.6f\n" % (size, med))
+        idx.write("%s\t%s\n" % (path, name))
 
 md.append("")
 md.append("What the rows time: see the comment at the top of "
-          "selftests/dma-heap-bench.c.  The raw lines (median ms, GB/s):")
+          "selftests/dma-heap-bench.c.  The raw lines (size KiB, median "
+          "ms, GB/s, p99 ms):")
 md.append("")
 md.append("```")
 md.extend(up_raw + our_raw)
@@ -255,5 +307,26 @@ md.append("```")
 with open(out, "w") as f:
     f.write("\n".join(md) + "\n")
 EOF
-echo "bench: build $((built - start))s, boots $((end - built))s ($accel); table in $RESULTS/bench.md, logs in $RESULTS/bench-*.log"
+# The plot: median latency against size, log-log, one line per series.
+if [ -s "$RESULTS/bench-plot/series" ]; then
+	{
+		echo "set terminal pngcairo size 1100,700 noenhanced"
+		echo "set output '$RESULTS/bench.png'"
+		echo "set logscale xy"
+		echo "set xlabel 'buffer size (KiB)'"
+		echo "set ylabel 'median time (ms)'"
+		echo "set key top left"
+		echo "set grid"
+		echo "set title 'DMA-BUF heap allocation, $ROUNDS rounds, $accel ($date)'"
+		printf 'plot '
+		sep=""
+		while IFS=$'\t' read -r f name; do
+			printf "%s'%s' using 1:2 with linespoints title '%s'" "$sep" "$f" "$name"
+			sep=", "
+		done <"$RESULTS/bench-plot/series"
+		echo
+	} >"$RESULTS/bench-plot/plot.gp"
+	gnuplot "$RESULTS/bench-plot/plot.gp" || echo "bench: gnuplot failed" >&2
+fi
+echo "bench: build $((built - start))s, boots $((end - built))s ($accel); table in $RESULTS/bench.md, plot in $RESULTS/bench.png, logs in $RESULTS/bench-*.log"
 exit "$status"

@@ -23,6 +23,38 @@ echo "@@ BEGIN dma-heap-bench $(date +%s)"
 /bench/dma-heap-bench $(cat /bench/args)
 echo "@@ END dma-heap-bench rc=$? $(date +%s)"
 echo "@@ MEMINFO $(grep -E 'MemAvailable|CmaFree' /proc/meminfo | tr -s ' \n' ' ')"
+
+# Where cma_alloc() spends its time: the function_graph tracer, from
+# cma_alloc() and only through the functions below (each traced function
+# costs the tracer's entry and exit, so few are traced), while
+# dma-heap-bench -H holds buffers of each size, each a cma_alloc() of its
+# own.  Before that, drop_caches empties every pool and cache.
+t=/sys/kernel/tracing
+if [ -s /bench/trace-args ] && mount -t tracefs tracefs $t 2>/dev/null &&
+	[ -w $t/set_graph_function ]; then
+	echo 2 >/proc/sys/vm/drop_caches
+	echo cma_alloc >$t/set_graph_function
+	for f in cma_alloc mutex_lock alloc_contig_range \
+		start_isolate_page_range drain_all_pages \
+		__alloc_contig_migrate_range lru_cache_disable \
+		lru_add_drain_all isolate_migratepages_range migrate_pages \
+		reclaim_clean_pages_from_list test_pages_isolated \
+		isolate_freepages_range undo_isolate_page_range; do
+		echo $f >>$t/set_ftrace_filter 2>/dev/null
+	done
+	echo funcgraph-tail >$t/trace_options
+	echo 4096 >$t/buffer_size_kb
+	echo function_graph >$t/current_tracer
+	echo >$t/trace
+	echo 1 >$t/tracing_on
+	# shellcheck disable=SC2046 # the arguments are words
+	/bench/dma-heap-bench $(cat /bench/trace-args)
+	echo 0 >$t/tracing_on
+	echo "@@ TRACE BEGIN $(cat $t/set_ftrace_filter | tr '\n' ' ')"
+	cat $t/trace
+	echo "@@ TRACE END"
+	echo nop >$t/current_tracer
+fi
 echo "@@ DONE"
 sleep 1
 reboot -f

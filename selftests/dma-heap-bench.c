@@ -14,7 +14,8 @@
  *                      has had no time to
  *   alloc-warm:<heap>  the same, once the heap's pool has settled (its
  *                      worker has zeroed what the last close() freed; the
- *                      debugfs file dma_heap_system_pool says so) and 1 ms
+ *                      debugfs files dma_heap_system_pool and
+ *                      dma_heap_cma_cache say so) and 1 ms
  *                      more: an application that frees a buffer and
  *                      allocates the next one a frame later
  *   alloc-cold:<heap>  the same, once the pool has settled and then
@@ -23,6 +24,9 @@
  *   close:<heap>       close() of that dma-buf: where the pages are freed
  *   touch:<heap>       mmap() of a fresh buffer plus a first write to each page
  *                      (inside DMA_BUF_IOCTL_SYNC start/end)
+ *   sync:<heap>        DMA_BUF_IOCTL_SYNC start and end, read and write, on a
+ *                      mapped buffer with no device attached: the cost of
+ *                      begin_cpu_access and end_cpu_access themselves
  *   steady:<heap>      STEADY_COUNT rounds of alloc, mmap, touch, munmap,
  *                      close, back to back, timed as a whole: the time per
  *                      buffer, where deferred work cannot hide
@@ -43,6 +47,11 @@
  * Lines starting with '#' are for people (the fastest and slowest round).
  *
  * Usage: dma-heap-bench [-l label] [-r rounds] [size ...]
+ *        dma-heap-bench -H buffers [size ...]
+ * The second form only allocates that many buffers of each size from every
+ * heap but the system heap, holding them all, then frees them, printing
+ * "@@ HOLD <heap> <size_kib> <buffers allocated>": bench-init.sh traces
+ * cma_alloc() while it runs.
  * The label defaults to uname -r, the rounds to 10, the size to 64M; a size
  * is a number of KiB with K or of MiB with M or no suffix.
  * Only the uapi struct dma_heap_allocation_data and DMA_HEAP_IOCTL_ALLOC,
@@ -76,6 +85,8 @@
 #define MAX_KIB		(1024UL * 1024 * 1024)
 #define STEADY_COUNT	20
 #define POOL_DEBUGFS	"/sys/kernel/debug/dma_heap_system_pool"
+#define CMA_CACHE_DEBUGFS "/sys/kernel/debug/dma_heap_cma_cache"
+#define MAX_HOLD	64
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *label;
@@ -174,28 +185,45 @@ static void skip(const char *what, const char *heap, size_t len, int err)
 }
 
 /*
- * Wait until the heaps' pools have settled: nothing waiting to be zeroed
- * (ours; upstream has no pool and no such file), at most a second, then
- * 1 ms more.
+ * The pages that a debugfs file of our heaps says are waiting to be zeroed
+ * or being zeroed (lines with "dirty pages: N" and "zeroing pages: N"), or
+ * -1 without the file (upstream).
+ */
+static long unzeroed_pages(const char *path)
+{
+	char line[256], *p;
+	long total = 0, v;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "dirty pages: ");
+		if (p && sscanf(p, "dirty pages: %ld", &v) == 1)
+			total += v;
+		p = strstr(line, "zeroing pages: ");
+		if (p && sscanf(p, "zeroing pages: %ld", &v) == 1)
+			total += v;
+	}
+	fclose(f);
+	return total;
+}
+
+/*
+ * Wait until the heaps' pools and caches have settled: nothing waiting to
+ * be zeroed (ours; upstream has no pool and no such files), at most a
+ * second, then 1 ms more.
  */
 static void settle(void)
 {
-	char line[128];
-	long dirty, zeroing;
+	long pool, cache;
 	int tries;
-	FILE *f;
 
 	for (tries = 0; tries < 1000; tries++) {
-		f = fopen(POOL_DEBUGFS, "r");
-		if (!f)
-			break;
-		dirty = zeroing = -1;
-		while (fgets(line, sizeof(line), f)) {
-			sscanf(line, "dirty pages: %ld", &dirty);
-			sscanf(line, "zeroing pages: %ld", &zeroing);
-		}
-		fclose(f);
-		if (!dirty && !zeroing)
+		pool = unzeroed_pages(POOL_DEBUGFS);
+		cache = unzeroed_pages(CMA_CACHE_DEBUGFS);
+		if (pool <= 0 && cache <= 0)
 			break;
 		usleep(1000);
 	}
@@ -304,6 +332,42 @@ static void bench_heap_steady(int heap_fd, const char *heap, size_t len)
 	report("steady", heap, len, steady_ns, rounds);
 }
 
+/*
+ * sync:<heap>: DMA_BUF_IOCTL_SYNC start and end (read and write) on a
+ * buffer that is mapped and touched: begin_cpu_access and end_cpu_access
+ * with no device attached.
+ */
+static void bench_heap_sync(int heap_fd, const char *heap, size_t len)
+{
+	uint64_t sync_ns[MAX_ROUNDS], t0;
+	int r, fd, err;
+	void *p;
+
+	fd = heap_alloc(heap_fd, len);
+	if (fd < 0) {
+		skip("sync", heap, len, -fd);
+		return;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		err = errno;
+		close(fd);
+		skip("sync", heap, len, err);
+		return;
+	}
+	memset(p, 1, len);
+	for (r = -1; r < rounds; r++) {
+		t0 = now_ns();
+		buf_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
+		buf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
+		if (r >= 0)
+			sync_ns[r] = now_ns() - t0;
+	}
+	munmap(p, len);
+	close(fd);
+	report("sync", heap, len, sync_ns, rounds);
+}
+
 /* touch:<heap>: mmap and a first write to each page of a fresh buffer */
 static void bench_heap_touch(int heap_fd, const char *heap, size_t len)
 {
@@ -342,6 +406,7 @@ static void bench_heap(const char *heap, size_t len)
 		skip("alloc-cold", heap, len, err);
 		skip("close", heap, len, err);
 		skip("touch", heap, len, err);
+		skip("sync", heap, len, err);
 		skip("steady", heap, len, err);
 		return;
 	}
@@ -349,6 +414,7 @@ static void bench_heap(const char *heap, size_t len)
 	bench_heap_alloc(heap_fd, heap, len, WARM);
 	bench_heap_alloc(heap_fd, heap, len, COLD);
 	bench_heap_touch(heap_fd, heap, len);
+	bench_heap_sync(heap_fd, heap, len);
 	bench_heap_steady(heap_fd, heap, len);
 	close(heap_fd);
 }
@@ -447,6 +513,33 @@ static void bench_memset(size_t len)
 	report("memset", NULL, len, memset_ns, rounds);
 }
 
+/*
+ * -H: @n buffers of @len from every heap but "system", allocated one after
+ * the other and all held until the last: each takes a range of its own
+ * from the area, whatever the heap keeps.  For tracing cma_alloc().
+ */
+static void hold(char **heaps, int nheaps, size_t len, int n)
+{
+	int fds[MAX_HOLD], heap_fd, i, h, got;
+
+	for (h = 0; h < nheaps; h++) {
+		if (!strcmp(heaps[h], "system"))
+			continue;
+		heap_fd = heap_open(heaps[h]);
+		if (heap_fd < 0)
+			continue;
+		for (got = 0; got < n; got++) {
+			fds[got] = heap_alloc(heap_fd, len);
+			if (fds[got] < 0)
+				break;
+		}
+		for (i = 0; i < got; i++)
+			close(fds[i]);
+		printf("@@ HOLD %s %zu %d\n", heaps[h], len / 1024, got);
+		close(heap_fd);
+	}
+}
+
 static int parse_ulong(const char *s, unsigned long max, unsigned long *val)
 {
 	char *end;
@@ -477,7 +570,8 @@ static unsigned long parse_size(const char *arg)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-l label] [-r rounds] [size[K|M] ...]\n",
+	fprintf(stderr,
+		"usage: %s [-l label] [-r rounds] [-H buffers] [size[K|M] ...]\n",
 		prog);
 	exit(2);
 }
@@ -487,11 +581,16 @@ int main(int argc, char **argv)
 	unsigned long sizes[MAX_SIZES] = { DEFAULT_KIB }, val;
 	char *heaps[MAX_HEAPS];
 	struct utsname uts;
-	int nsizes = 1, nheaps, opt, i, s;
+	int nsizes = 1, nheaps, opt, i, s, nhold = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "l:r:h")) != -1) {
+	while ((opt = getopt(argc, argv, "l:r:H:h")) != -1) {
 		switch (opt) {
+		case 'H':
+			if (parse_ulong(optarg, MAX_HOLD, &val))
+				usage(argv[0]);
+			nhold = val;
+			break;
 		case 'l':
 			label = optarg;
 			break;
@@ -521,6 +620,11 @@ int main(int argc, char **argv)
 	}
 
 	nheaps = find_heaps(heaps, MAX_HEAPS);
+	if (nhold) {
+		for (s = 0; s < nsizes; s++)
+			hold(heaps, nheaps, sizes[s] * 1024, nhold);
+		return 0;
+	}
 	printf("# dma-heap-bench: %s, %d rounds after a warm-up, page %ld, heaps:",
 	       label, rounds, sysconf(_SC_PAGESIZE));
 	for (i = 0; i < nheaps; i++)

@@ -15,7 +15,20 @@
 #
 #   run-bench.sh [size ...]  sizes to measure, 4K or 1M or 1 (MiB), or
 #                        BENCH_SIZES (default "4K 64K 1M 8M 64M")
-#   BENCH_ROUNDS=n        timed rounds after the warm-up (default 10)
+#   BENCH_ROUNDS=n        timed rounds after the warm-up (default 100, so
+#                         that the p99 is not the slowest round)
+#   BENCH_CACHE_MB=n      cma_heap.cache_max_mb of our boot: the CMA heaps'
+#                         cache of freed ranges, off by default in the
+#                         kernel (default 128; 0 measures ours without it)
+#   BENCH_TRACE=sizes     sizes at which cma_alloc() is traced in each boot,
+#                         after the timed part (default "4K 1M 16M"; empty:
+#                         no tracing), BENCH_TRACE_HOLD buffers each
+#                         (default 8)
+#   BENCH_MAX_BUSY=pct    the most CPU time, in percent of the host's CPUs,
+#                         that other processes may use before a boot; the
+#                         benchmark waits up to a minute for it, then
+#                         refuses to run (default 15)
+#   BENCH_ALLOW_BUSY=1    run anyway, saying so in the report
 #   BENCH_CMA=size        cma= of both boots (default 256M)
 #   BENCH_TIMEOUT=s       bound on each QEMU run (default 900)
 #   BENCH_MEM=MiB         guest memory (default 2048)
@@ -27,7 +40,8 @@ set -eu
 # The exact command, for the report: the settings given, then the script.
 command=""
 for v in KDIR DMA_HEAPS_CACHE JOBS SKIP_PREPARE DMA_HEAPS_ACCEL BENCH_SIZES \
-	BENCH_ROUNDS BENCH_CMA BENCH_TIMEOUT BENCH_MEM BENCH_SMP; do
+	BENCH_ROUNDS BENCH_CMA BENCH_TIMEOUT BENCH_MEM BENCH_SMP BENCH_CACHE_MB \
+	BENCH_TRACE BENCH_TRACE_HOLD BENCH_MAX_BUSY BENCH_ALLOW_BUSY; do
 	[ -z "${!v:-}" ] || command+="$v=$(printf '%q' "${!v}") "
 done
 command+=$(printf '%q' "$0")
@@ -42,7 +56,12 @@ OUR_SRC=$KDIR
 OUR_B=$DMA_HEAPS_CACHE/build-bench
 SIZES=${*:-${BENCH_SIZES:-4K 64K 1M 8M 64M}}
 SIZES=${SIZES//,/ }
-ROUNDS=${BENCH_ROUNDS:-10}
+ROUNDS=${BENCH_ROUNDS:-100}
+CACHE_MB=${BENCH_CACHE_MB-128}
+TRACE=${BENCH_TRACE-4K 1M 16M}
+TRACE=${TRACE//,/ }
+HOLD=${BENCH_TRACE_HOLD:-8}
+MAX_BUSY=${BENCH_MAX_BUSY:-15}
 TIMEOUT=${BENCH_TIMEOUT:-900}
 MEM=${BENCH_MEM:-2048}
 SMP=${BENCH_SMP:-2}
@@ -58,6 +77,13 @@ done
 if ! [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || [ "$ROUNDS" -gt 1000 ]; then
 	die "bench: BENCH_ROUNDS must be 1..1000"
 fi
+[[ $CACHE_MB =~ ^[0-9]+$ ]] || die "bench: BENCH_CACHE_MB must be a number of MiB"
+[[ $HOLD =~ ^[1-9][0-9]*$ ]] && [ "$HOLD" -le 64 ] ||
+	die "bench: BENCH_TRACE_HOLD must be 1..64"
+[[ $MAX_BUSY =~ ^[0-9]+$ ]] || die "bench: BENCH_MAX_BUSY must be a percentage"
+for s in $TRACE; do
+	[[ $s =~ ^[1-9][0-9]*[KM]?$ ]] || die "bench: not a size in BENCH_TRACE: $s"
+done
 # udmabuf refuses buffers above its size_limit_mb (64 by default).
 [ "$max" -le 64 ] || CMDLINE="$CMDLINE udmabuf.size_limit_mb=$max"
 
@@ -111,6 +137,11 @@ initramfs() {
 	local label=$1 b=$2
 
 	echo "-l $label -r $ROUNDS $SIZES" >"$b/bench.args"
+	if [ -n "$TRACE" ]; then
+		echo "-l $label -H $HOLD $TRACE" >"$b/trace.args"
+	else
+		: >"$b/trace.args"
+	fi
 	{
 		echo "dir /dev 0755 0 0"
 		echo "nod /dev/console 0600 0 0 c 5 1"
@@ -120,6 +151,7 @@ initramfs() {
 		echo "slink /bin/sh busybox 0777 0 0"
 		echo "file /init $HERE/bench-init.sh 0755 0 0"
 		echo "file /bench/args $b/bench.args 0644 0 0"
+		echo "file /bench/trace-args $b/trace.args 0644 0 0"
 		echo "file /bench/dma-heap-bench $bin 0755 0 0"
 	} >"$b/initramfs.list"
 	"$OUR_B/gen_init_cpio" "$b/initramfs.list" >"$b/initramfs.cpio"
@@ -133,20 +165,55 @@ cpu=()
 qemu=(qemu-system-x86_64 -accel "$accel" "${cpu[@]}" -m "$MEM" -smp "$SMP"
 	-nodefaults -nographic -no-reboot -monitor none -bios qboot.rom)
 
+# The share of the host's CPU time that was busy over two seconds, in
+# percent: what other processes take from the emulator.
+host_busy() {
+	local a b
+	read -ra a < <(grep '^cpu ' /proc/stat)
+	sleep 2
+	read -ra b < <(grep '^cpu ' /proc/stat)
+	# user nice system idle iowait irq softirq steal
+	awk -v u="$((b[1] + b[2] + b[3] + b[6] + b[7] + b[8] - a[1] - a[2] - a[3] - a[6] - a[7] - a[8]))" \
+		-v t="$((b[1] + b[2] + b[3] + b[4] + b[5] + b[6] + b[7] + b[8] - a[1] - a[2] - a[3] - a[4] - a[5] - a[6] - a[7] - a[8]))" \
+		'BEGIN { printf "%d", t ? 100 * u / t + 0.5 : 0 }'
+}
+
+# Wait up to a minute for the host to be idle enough; refuse, unless told
+# not to.  Sets busy_<name> for the report.
+wait_idle() {
+	local name=$1 busy tries=0
+
+	busy=$(host_busy)
+	while [ "$busy" -gt "$MAX_BUSY" ] && [ $tries -lt 30 ]; do
+		[ $tries = 0 ] && echo "bench: the host's CPUs are ${busy}% busy, waiting (BENCH_MAX_BUSY=$MAX_BUSY)"
+		tries=$((tries + 1))
+		busy=$(host_busy)
+	done
+	printf -v "busy_$name" '%s' "$busy"
+	if [ "$busy" -gt "$MAX_BUSY" ]; then
+		[ "${BENCH_ALLOW_BUSY:-0}" = 1 ] ||
+			die "bench: the host's CPUs are ${busy}% busy before the $name boot: another build or test is running (BENCH_ALLOW_BUSY=1 runs anyway)"
+		echo "bench: the host's CPUs are ${busy}% busy; running anyway (BENCH_ALLOW_BUSY=1)"
+	fi
+}
+
 # Boot one kernel; its logs end up in $b/run and $RESULTS.
 status=0
 boot() {
-	local name=$1 b=$2 run=$2/run qrc=0
+	local name=$1 b=$2 run=$2/run qrc=0 cmdline=$CMDLINE busy
 
 	rm -rf "$run"
 	mkdir -p "$run"
 	: >"$run/console.log"
 	: >"$run/bench.log"
-	echo "bench: booting the $name kernel under QEMU ($accel, timeout ${TIMEOUT}s)"
+	[ "$name" != ours ] || cmdline+=" cma_heap.cache_max_mb=$CACHE_MB"
+	wait_idle "$name"
+	busy=busy_$name
+	echo "bench: booting the $name kernel under QEMU ($accel, timeout ${TIMEOUT}s, host ${!busy}% busy)"
 	timeout -k 10 "$TIMEOUT" "${qemu[@]}" \
 		-serial "file:$run/console.log" -serial "file:$run/bench.log" \
 		-kernel "$b/arch/x86/boot/bzImage" -initrd "$b/initramfs.cpio" \
-		-append "$CMDLINE" </dev/null >"$run/qemu.log" 2>&1 || qrc=$?
+		-append "$cmdline" </dev/null >"$run/qemu.log" 2>&1 || qrc=$?
 	cp "$run/console.log" "$RESULTS/bench-$name-console.log"
 	cp "$run/bench.log" "$RESULTS/bench-$name.log"
 	if ! grep -q '^@@ DONE' "$run/bench.log"; then
@@ -170,6 +237,8 @@ end=$(date +%s)
 BENCH_COMMAND=$command BENCH_DATE=$date \
 BENCH_ACCEL=$accel BENCH_QEMU="${qemu[*]} -kernel bzImage -initrd initramfs.cpio" \
 BENCH_CMDLINE=$CMDLINE BENCH_ROUNDS=$ROUNDS BENCH_LOAD=$load \
+BENCH_OUR_ARGS="cma_heap.cache_max_mb=$CACHE_MB" \
+BENCH_BUSY="upstream ${busy_upstream:-?}%, ours ${busy_ours:-?}%" \
 BENCH_UP_DESC="$UP_SRC (tag debian, $(git -C "$UP_SRC" rev-parse --short HEAD))" \
 BENCH_OUR_DESC="$OUR_SRC ($(git -C "$OUR_SRC" describe --tags --always --dirty 2>/dev/null || echo '?'))" \
 python3 - "$UP_B/run/bench.log" "$OUR_B/run/bench.log" "$RESULTS/bench.md" "$RESULTS/bench-plot" <<'EOF'
@@ -180,7 +249,7 @@ import sys
 up_log, our_log, out, plot = sys.argv[1:5]
 env = os.environ
 ORDER = ["memset", "udmabuf-create", "udmabuf-close", "alloc", "alloc-warm",
-         "alloc-cold", "close", "touch", "steady"]
+         "alloc-cold", "close", "touch", "sync", "steady"]
 line_re = re.compile(r"^@@ BENCH (\S+) (\S+) (\d+) (.*)$")
 
 
@@ -240,10 +309,12 @@ md.append("# DMA-BUF heap allocation benchmark")
 md.append("")
 md.append("- command: `%s`" % env["BENCH_COMMAND"])
 md.append("- date: %s" % env["BENCH_DATE"])
-md.append("- accel: %s; load average before the boots: %s"
-          % (env["BENCH_ACCEL"], env["BENCH_LOAD"]))
+md.append("- accel: %s; load average before the boots: %s; host CPUs "
+          "busy just before each boot: %s"
+          % (env["BENCH_ACCEL"], env["BENCH_LOAD"], env["BENCH_BUSY"]))
 md.append("- QEMU: `%s`" % env["BENCH_QEMU"])
-md.append("- kernel command line: `%s`" % env["BENCH_CMDLINE"])
+md.append("- kernel command line: `%s`, and for ours `%s`"
+          % (env["BENCH_CMDLINE"], env["BENCH_OUR_ARGS"]))
 md.append("- upstream: %s, uname -r %s" % (env["BENCH_UP_DESC"], up_boot))
 md.append("- ours: %s, uname -r %s" % (env["BENCH_OUR_DESC"], our_boot))
 md.append("- times: median and 99th percentile (the slowest round below 100 "
@@ -264,6 +335,100 @@ for k in sorted(set(up) | set(ours), key=key):
                  ms(u, 1), ms(o, 1)))
 if not up and not ours:
     md.append("| (no results) | | | | | | | |")
+
+
+# The traces of cma_alloc(): per call, the time of each traced function
+# inside it (inclusive; a function called twice counts twice).
+trace_re = re.compile(r"^\s*\d+\)\s+(?:[-+!#*@$]\s*)?([\d.]+) us\s+\|\s*(.*)$")
+
+
+def parse_trace(path):
+    calls, holds, cur, tracing = [], [], None, False
+    try:
+        lines = open(path, errors="replace").read().splitlines()
+    except OSError:
+        return calls, holds
+    for line in lines:
+        line = line.rstrip("\r")
+        if line.startswith("@@ HOLD "):
+            f = line.split()
+            holds.append((f[2], int(f[3]), int(f[4])))
+            continue
+        if line.startswith("@@ TRACE BEGIN"):
+            tracing = True
+            continue
+        if line.startswith("@@ TRACE END"):
+            tracing = False
+            continue
+        if not tracing:
+            continue
+        if "cma_alloc() {" in line:
+            cur = {}
+            continue
+        m = trace_re.match(line)
+        if not m or cur is None:
+            continue
+        us, body = float(m.group(1)), m.group(2).strip()
+        n = re.match(r"^\} /\* (\S+) \*/$", body) or re.match(r"^(\S+)\(\);$", body)
+        if not n:
+            continue
+        cur[n.group(1)] = cur.get(n.group(1), 0.0) + us
+        if n.group(1) == "cma_alloc":
+            calls.append(cur)
+            cur = None
+    return calls, holds
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return 0.0 if not n else (v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2)
+
+
+def trace_table(who, path):
+    calls, holds = parse_trace(path)
+    if not calls or not holds:
+        return []
+    out = ["", "### %s" % who, ""]
+    # The calls come in the order of the HOLD lines: sizes in turn.
+    groups, i = [], 0
+    for heap, kib, n in holds:
+        groups.append((heap, kib, calls[i:i + n]))
+        i += n
+    names = ["cma_alloc"]
+    for c in calls:
+        for k in c:
+            if k not in names:
+                names.append(k)
+    head = "| function |" + "".join(" %s, µs | share |" % size_name(kib)
+                                    for _, kib, _ in groups)
+    out.append(head)
+    out.append("|---|" + "---:|---:|" * len(groups))
+    for k in names:
+        row = "| %s |" % k
+        for _, _, cs in groups:
+            tot = median([c.get("cma_alloc", 0.0) for c in cs])
+            v = median([c.get(k, 0.0) for c in cs])
+            row += " %.0f | %s |" % (v, "%.0f%%" % (100 * v / tot) if tot else "-")
+        out.append(row)
+    out.append("")
+    out.append("Calls per size: %s." % ", ".join("%s %d (heap %s)" % (size_name(kib), len(cs), heap)
+                                                for heap, kib, cs in groups))
+    return out
+
+
+tr = trace_table("upstream", up_log) + trace_table("ours", our_log)
+if tr:
+    md.append("")
+    md.append("## Where cma_alloc() spends its time")
+    md.append("")
+    md.append("The function_graph tracer from cma_alloc(), through the traced "
+              "functions only, while buffers of each size are held (each a "
+              "cma_alloc() of its own, the caches emptied first): the median "
+              "per call of each function's inclusive time, and its share of "
+              "cma_alloc()'s median.  Tracing adds its own cost to each traced "
+              "call; untraced times are in the table above.")
+    md.extend(tr)
 print("\n".join(md))
 
 # The plot's data: one file per series, "size_kib median_ms" lines.
@@ -276,10 +441,11 @@ for who, res in (("upstream", up), ("ours", ours)):
                                            "udmabuf-create"):
             continue
         # Upstream has no pool: its warm and cold rows are its alloc row.
-        # Our CMA heaps have none either; default_cma_region is reserved.
+        # Our CMA heaps' cold row is their alloc row; default_cma_region
+        # is reserved.
         if who == "upstream" and what != "alloc":
             continue
-        if heap and heap != "system" and what != "alloc":
+        if heap and heap != "system" and what not in ("alloc", "alloc-warm"):
             continue
         if heap == "default_cma_region":
             continue

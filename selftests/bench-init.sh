@@ -28,10 +28,14 @@ echo "@@ MEMINFO $(grep -E 'MemAvailable|CmaFree' /proc/meminfo | tr -s ' \n' ' 
 # cma_alloc() and only through the functions below (each traced function
 # costs the tracer's entry and exit, so few are traced), while
 # dma-heap-bench -H holds buffers of each size, each a cma_alloc() of its
-# own.  Before that, drop_caches empties every pool and cache.
+# own.  Before that, our CMA heaps' cache is turned off and drop_caches
+# empties every pool.
 t=/sys/kernel/tracing
 if [ -s /bench/trace-args ] && mount -t tracefs tracefs $t 2>/dev/null &&
 	[ -w $t/set_graph_function ]; then
+	# Ours: no cache, so that every buffer is a cma_alloc().
+	p=/sys/module/cma_heap/parameters/cache_max_mb
+	[ -w $p ] && echo 0 >$p
 	echo 2 >/proc/sys/vm/drop_caches
 	echo cma_alloc >$t/set_graph_function
 	for f in cma_alloc mutex_lock alloc_contig_range \
@@ -42,7 +46,6 @@ if [ -s /bench/trace-args ] && mount -t tracefs tracefs $t 2>/dev/null &&
 		isolate_freepages_range undo_isolate_page_range; do
 		echo $f >>$t/set_ftrace_filter 2>/dev/null
 	done
-	echo funcgraph-tail >$t/trace_options
 	echo 4096 >$t/buffer_size_kb
 	echo function_graph >$t/current_tracer
 	echo >$t/trace

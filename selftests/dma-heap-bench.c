@@ -49,7 +49,8 @@
  * Usage: dma-heap-bench [-l label] [-r rounds] [size ...]
  *        dma-heap-bench -H buffers [size ...]
  * The second form only allocates that many buffers of each size from every
- * heap but the system heap, holding them all, then frees them, printing
+ * CMA heap but default_cma_region (ours: the default area again), holding
+ * them all, then frees them, printing
  * "@@ HOLD <heap> <size_kib> <buffers allocated>": bench-init.sh traces
  * cma_alloc() while it runs.
  * The label defaults to uname -r, the rounds to 10, the size to 64M; a size
@@ -514,7 +515,7 @@ static void bench_memset(size_t len)
 }
 
 /*
- * -H: @n buffers of @len from every heap but "system", allocated one after
+ * -H: @n buffers of @len from every CMA heap, allocated one after
  * the other and all held until the last: each takes a range of its own
  * from the area, whatever the heap keeps.  For tracing cma_alloc().
  */
@@ -523,7 +524,9 @@ static void hold(char **heaps, int nheaps, size_t len, int n)
 	int fds[MAX_HOLD], heap_fd, i, h, got;
 
 	for (h = 0; h < nheaps; h++) {
-		if (!strcmp(heaps[h], "system"))
+		/* Ours only: the default area's second name. */
+		if (!strcmp(heaps[h], "system") ||
+		    !strcmp(heaps[h], "default_cma_region"))
 			continue;
 		heap_fd = heap_open(heaps[h]);
 		if (heap_fd < 0)

@@ -1192,6 +1192,90 @@ TEST(system_pool_is_reported_and_drains_under_pressure)
 	close(heap);
 }
 
+#define CMA_CACHE_MAX_MB "/sys/module/cma_heap/parameters/cache_max_mb"
+
+/* Write @val to the file at @path; 0 or -errno. */
+static int write_long(const char *path, long val)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = fprintf(f, "%ld\n", val) < 0 ? -EIO : 0;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+/* Allocate @len from @heap, check it is zero, fill it with 0xa5, free it. */
+static int use_buffer(int heap, size_t len, int *dirty)
+{
+	unsigned char *p;
+	size_t i;
+	int fd;
+
+	fd = heap_alloc(heap, len);
+	if (fd < 0)
+		return fd;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return -errno;
+	}
+	for (i = 0, *dirty = 0; i < len; i++)
+		*dirty += p[i] != 0;
+	memset(p, 0xa5, len);
+	munmap(p, len);
+	close(fd);
+	return 0;
+}
+
+/*
+ * The CMA heaps' cache, off by default, turned on at 16 MiB through its
+ * parameter: a freed buffer's range stays allocated in the area and is
+ * reported in total_pools_kb; the next buffer of its size takes it,
+ * zeroed, without a new range; reclaim gives it back to the area; 0 turns
+ * the cache off again.
+ */
+TEST(cma_cache_keeps_zeroed_ranges_and_gives_them_back)
+{
+	int heap = heap_open("default_cma_region");
+	long old, used, pages = ONE_MIB / page_size();
+	char area[CMA_NAME_LEN];
+	int dirty = -1;
+
+	if (heap < 0)
+		SKIP(return, "no default_cma_region heap");
+	old = read_long(CMA_CACHE_MAX_MB);
+	if (old < 0)
+		SKIP(close(heap); return, "no " CMA_CACHE_MAX_MB);
+	ASSERT_EQ(0, heap_cma_area(heap, "default_cma_region", area,
+				   sizeof(area)));
+	EXPECT_EQ(0, old) TH_LOG("the cache is on by default");
+	ASSERT_EQ(0, drain_pools());
+	used = cma_area_read(area, "used");
+	ASSERT_LE(0, used);
+	ASSERT_EQ(0, write_long(CMA_CACHE_MAX_MB, 16));
+
+	EXPECT_EQ(0, use_buffer(heap, ONE_MIB, &dirty));
+	EXPECT_EQ(1024, total_pools_kib());
+	EXPECT_EQ(used + pages, cma_area_read(area, "used"));
+	/* The same range again: zeroed, and the area gives nothing more. */
+	EXPECT_EQ(0, use_buffer(heap, ONE_MIB, &dirty));
+	EXPECT_EQ(0, dirty);
+	EXPECT_EQ(used + pages, cma_area_read(area, "used"));
+
+	EXPECT_EQ(0, drain_pools());
+	EXPECT_EQ(used, cma_area_read(area, "used"));
+	/* Off again: a freed buffer goes straight back to the area. */
+	EXPECT_EQ(0, write_long(CMA_CACHE_MAX_MB, 0));
+	EXPECT_EQ(0, use_buffer(heap, ONE_MIB, &dirty));
+	EXPECT_EQ(used, cma_area_read(area, "used"));
+	EXPECT_EQ(0, write_long(CMA_CACHE_MAX_MB, old));
+	close(heap);
+}
+
 /*
  * CMA areas that are not for devices are not heaps: the area that
  * hugetlb_cma=1G reserves for gigantic pages, hugetlb0, exists, and no heap

@@ -343,7 +343,7 @@ trace_re = re.compile(r"^\s*\d+\)\s+(?:[-+!#*@$]\s*)?([\d.]+) us\s+\|\s*(.*)$")
 
 
 def parse_trace(path):
-    calls, holds, cur, tracing = [], [], None, False
+    calls, holds, cur, stack, tracing = [], [], None, [], False
     try:
         lines = open(path, errors="replace").read().splitlines()
     except OSError:
@@ -362,18 +362,36 @@ def parse_trace(path):
             continue
         if not tracing:
             continue
-        if "cma_alloc() {" in line:
-            cur = {}
-            continue
         m = trace_re.match(line)
-        if not m or cur is None:
+        if m:
+            us, body = float(m.group(1)), m.group(2).strip()
+        else:
+            m = re.match(r"^\s*\d+\)\s+\|\s*(.*)$", line)
+            if not m:
+                continue
+            us, body = None, m.group(1).strip()
+        # "f() {" opens f, "}" closes the last one opened, "f();" is a leaf.
+        n = re.match(r"^(\S+)\(\) \{$", body)
+        if n:
+            if n.group(1) == "cma_alloc":
+                cur, stack = {}, []
+            if cur is not None:
+                stack.append(n.group(1))
             continue
-        us, body = float(m.group(1)), m.group(2).strip()
-        n = re.match(r"^\} /\* (\S+) \*/$", body) or re.match(r"^(\S+)\(\);$", body)
-        if not n:
+        if cur is None or us is None:
             continue
-        cur[n.group(1)] = cur.get(n.group(1), 0.0) + us
-        if n.group(1) == "cma_alloc":
+        if body.startswith("}"):
+            if not stack:
+                cur = None
+                continue
+            name = stack.pop()
+        else:
+            n = re.match(r"^(\S+)\(\);$", body)
+            if not n:
+                continue
+            name = n.group(1)
+        cur[name] = cur.get(name, 0.0) + us
+        if name == "cma_alloc" and not stack:
             calls.append(cur)
             cur = None
     return calls, holds

@@ -27,13 +27,13 @@ echo "@@ MEMINFO $(grep -E 'MemAvailable|CmaFree' /proc/meminfo | tr -s ' \n' ' 
 # Where cma_alloc() spends its time: the function_graph tracer, from
 # cma_alloc() and only through the functions below (each traced function
 # costs the tracer's entry and exit, so few are traced), while
-# dma-heap-bench -H holds buffers of each size, each a cma_alloc() of its
-# own.  Before that, our CMA heaps' cache is turned off and drop_caches
-# empties every pool.
+# dma-heap-bench -T allocates and frees buffers of each size one at a time,
+# as the alloc rows do.  Before that, our CMA heaps' cache is turned off,
+# so that every buffer is a cma_alloc(), and drop_caches empties every
+# pool.
 t=/sys/kernel/tracing
 if [ -s /bench/trace-args ] && mount -t tracefs tracefs $t 2>/dev/null &&
 	[ -w $t/set_graph_function ]; then
-	# Ours: no cache, so that every buffer is a cma_alloc().
 	p=/sys/module/cma_heap/parameters/cache_max_mb
 	[ -w $p ] && echo 0 >$p
 	echo 2 >/proc/sys/vm/drop_caches

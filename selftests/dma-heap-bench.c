@@ -47,12 +47,11 @@
  * Lines starting with '#' are for people (the fastest and slowest round).
  *
  * Usage: dma-heap-bench [-l label] [-r rounds] [size ...]
- *        dma-heap-bench -H buffers [size ...]
- * The second form only allocates that many buffers of each size from every
- * CMA heap but default_cma_region (ours: the default area again), holding
- * them all, then frees them, printing
- * "@@ HOLD <heap> <size_kib> <buffers allocated>": bench-init.sh traces
- * cma_alloc() while it runs.
+ *        dma-heap-bench -T buffers [size ...]
+ * The second form only allocates and frees that many buffers of each size,
+ * one at a time, from every CMA heap but default_cma_region (ours: the
+ * default area again), printing "@@ LOOP <heap> <size_kib> <buffers>":
+ * bench-init.sh traces * cma_alloc() while it runs.
  * The label defaults to uname -r, the rounds to 10, the size to 64M; a size
  * is a number of KiB with K or of MiB with M or no suffix.
  * Only the uapi struct dma_heap_allocation_data and DMA_HEAP_IOCTL_ALLOC,
@@ -87,7 +86,7 @@
 #define STEADY_COUNT	20
 #define POOL_DEBUGFS	"/sys/kernel/debug/dma_heap_system_pool"
 #define CMA_CACHE_DEBUGFS "/sys/kernel/debug/dma_heap_cma_cache"
-#define MAX_HOLD	64
+#define MAX_TRACE	64
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *label;
@@ -515,13 +514,13 @@ static void bench_memset(size_t len)
 }
 
 /*
- * -H: @n buffers of @len from every CMA heap, allocated one after
- * the other and all held until the last: each takes a range of its own
- * from the area, whatever the heap keeps.  For tracing cma_alloc().
+ * -T: @n buffers of @len from every CMA heap, each freed before the next is
+ * allocated, as the alloc rows do, so that each is a cma_alloc() of the
+ * range the last one gave back.  For tracing cma_alloc().
  */
-static void hold(char **heaps, int nheaps, size_t len, int n)
+static void trace_loop(char **heaps, int nheaps, size_t len, int n)
 {
-	int fds[MAX_HOLD], heap_fd, i, h, got;
+	int heap_fd, fd, h, got;
 
 	for (h = 0; h < nheaps; h++) {
 		/* Ours only: the default area's second name. */
@@ -532,13 +531,12 @@ static void hold(char **heaps, int nheaps, size_t len, int n)
 		if (heap_fd < 0)
 			continue;
 		for (got = 0; got < n; got++) {
-			fds[got] = heap_alloc(heap_fd, len);
-			if (fds[got] < 0)
+			fd = heap_alloc(heap_fd, len);
+			if (fd < 0)
 				break;
+			close(fd);
 		}
-		for (i = 0; i < got; i++)
-			close(fds[i]);
-		printf("@@ HOLD %s %zu %d\n", heaps[h], len / 1024, got);
+		printf("@@ LOOP %s %zu %d\n", heaps[h], len / 1024, got);
 		close(heap_fd);
 	}
 }
@@ -574,7 +572,7 @@ static unsigned long parse_size(const char *arg)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-l label] [-r rounds] [-H buffers] [size[K|M] ...]\n",
+		"usage: %s [-l label] [-r rounds] [-T buffers] [size[K|M] ...]\n",
 		prog);
 	exit(2);
 }
@@ -584,15 +582,15 @@ int main(int argc, char **argv)
 	unsigned long sizes[MAX_SIZES] = { DEFAULT_KIB }, val;
 	char *heaps[MAX_HEAPS];
 	struct utsname uts;
-	int nsizes = 1, nheaps, opt, i, s, nhold = 0;
+	int nsizes = 1, nheaps, opt, i, s, ntrace = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "l:r:H:h")) != -1) {
+	while ((opt = getopt(argc, argv, "l:r:T:h")) != -1) {
 		switch (opt) {
-		case 'H':
-			if (parse_ulong(optarg, MAX_HOLD, &val))
+		case 'T':
+			if (parse_ulong(optarg, MAX_TRACE, &val))
 				usage(argv[0]);
-			nhold = val;
+			ntrace = val;
 			break;
 		case 'l':
 			label = optarg;
@@ -623,9 +621,9 @@ int main(int argc, char **argv)
 	}
 
 	nheaps = find_heaps(heaps, MAX_HEAPS);
-	if (nhold) {
+	if (ntrace) {
 		for (s = 0; s < nsizes; s++)
-			hold(heaps, nheaps, sizes[s] * 1024, nhold);
+			trace_loop(heaps, nheaps, sizes[s] * 1024, ntrace);
 		return 0;
 	}
 	printf("# dma-heap-bench: %s, %d rounds after a warm-up, page %ld, heaps:",

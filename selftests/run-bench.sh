@@ -22,8 +22,8 @@
 #                         kernel (default 128; 0 measures ours without it)
 #   BENCH_TRACE=sizes     sizes at which cma_alloc() is traced in each boot,
 #                         after the timed part (default "4K 1M 16M"; empty:
-#                         no tracing), BENCH_TRACE_HOLD buffers each
-#                         (default 8)
+#                         no tracing), BENCH_TRACE_COUNT buffers each,
+#                         allocated and freed one at a time (default 8)
 #   BENCH_MAX_BUSY=pct    the most CPU time, in percent of the host's CPUs,
 #                         that other processes may use before a boot; the
 #                         benchmark waits up to a minute for it, then
@@ -41,7 +41,7 @@ set -eu
 command=""
 for v in KDIR DMA_HEAPS_CACHE JOBS SKIP_PREPARE DMA_HEAPS_ACCEL BENCH_SIZES \
 	BENCH_ROUNDS BENCH_CMA BENCH_TIMEOUT BENCH_MEM BENCH_SMP BENCH_CACHE_MB \
-	BENCH_TRACE BENCH_TRACE_HOLD BENCH_MAX_BUSY BENCH_ALLOW_BUSY; do
+	BENCH_TRACE BENCH_TRACE_COUNT BENCH_MAX_BUSY BENCH_ALLOW_BUSY; do
 	[ -z "${!v:-}" ] || command+="$v=$(printf '%q' "${!v}") "
 done
 command+=$(printf '%q' "$0")
@@ -60,7 +60,7 @@ ROUNDS=${BENCH_ROUNDS:-100}
 CACHE_MB=${BENCH_CACHE_MB-128}
 TRACE=${BENCH_TRACE-4K 1M 16M}
 TRACE=${TRACE//,/ }
-HOLD=${BENCH_TRACE_HOLD:-8}
+TRACE_COUNT=${BENCH_TRACE_COUNT:-8}
 MAX_BUSY=${BENCH_MAX_BUSY:-15}
 TIMEOUT=${BENCH_TIMEOUT:-900}
 MEM=${BENCH_MEM:-2048}
@@ -78,8 +78,8 @@ if ! [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || [ "$ROUNDS" -gt 1000 ]; then
 	die "bench: BENCH_ROUNDS must be 1..1000"
 fi
 [[ $CACHE_MB =~ ^[0-9]+$ ]] || die "bench: BENCH_CACHE_MB must be a number of MiB"
-[[ $HOLD =~ ^[1-9][0-9]*$ ]] && [ "$HOLD" -le 64 ] ||
-	die "bench: BENCH_TRACE_HOLD must be 1..64"
+[[ $TRACE_COUNT =~ ^[1-9][0-9]*$ ]] && [ "$TRACE_COUNT" -le 64 ] ||
+	die "bench: BENCH_TRACE_COUNT must be 1..64"
 [[ $MAX_BUSY =~ ^[0-9]+$ ]] || die "bench: BENCH_MAX_BUSY must be a percentage"
 for s in $TRACE; do
 	[[ $s =~ ^[1-9][0-9]*[KM]?$ ]] || die "bench: not a size in BENCH_TRACE: $s"
@@ -138,7 +138,7 @@ initramfs() {
 
 	echo "-l $label -r $ROUNDS $SIZES" >"$b/bench.args"
 	if [ -n "$TRACE" ]; then
-		echo "-l $label -H $HOLD $TRACE" >"$b/trace.args"
+		echo "-l $label -T $TRACE_COUNT $TRACE" >"$b/trace.args"
 	else
 		: >"$b/trace.args"
 	fi
@@ -343,16 +343,16 @@ trace_re = re.compile(r"^\s*\d+\)\s+(?:[-+!#*@$]\s*)?([\d.]+) us\s+\|\s*(.*)$")
 
 
 def parse_trace(path):
-    calls, holds, cur, stack, tracing = [], [], None, [], False
+    calls, loops, cur, stack, tracing = [], [], None, [], False
     try:
         lines = open(path, errors="replace").read().splitlines()
     except OSError:
-        return calls, holds
+        return calls, loops
     for line in lines:
         line = line.rstrip("\r")
-        if line.startswith("@@ HOLD "):
+        if line.startswith("@@ LOOP "):
             f = line.split()
-            holds.append((f[2], int(f[3]), int(f[4])))
+            loops.append((f[2], int(f[3]), int(f[4])))
             continue
         if line.startswith("@@ TRACE BEGIN"):
             tracing = True
@@ -394,7 +394,7 @@ def parse_trace(path):
         if name == "cma_alloc" and not stack:
             calls.append(cur)
             cur = None
-    return calls, holds
+    return calls, loops
 
 
 def median(v):
@@ -404,13 +404,13 @@ def median(v):
 
 
 def trace_table(who, path):
-    calls, holds = parse_trace(path)
-    if not calls or not holds:
+    calls, loops = parse_trace(path)
+    if not calls or not loops:
         return []
     out = ["", "### %s" % who, ""]
-    # The calls come in the order of the HOLD lines: sizes in turn.
+    # The calls come in the order of the LOOP lines: sizes in turn.
     groups, i = [], 0
-    for heap, kib, n in holds:
+    for heap, kib, n in loops:
         groups.append((heap, kib, calls[i:i + n]))
         i += n
     names = ["cma_alloc"]
@@ -441,11 +441,12 @@ if tr:
     md.append("## Where cma_alloc() spends its time")
     md.append("")
     md.append("The function_graph tracer from cma_alloc(), through the traced "
-              "functions only, while buffers of each size are held (each a "
-              "cma_alloc() of its own, the caches emptied first): the median "
-              "per call of each function's inclusive time, and its share of "
-              "cma_alloc()'s median.  Tracing adds its own cost to each traced "
-              "call; untraced times are in the table above.")
+              "functions only, while buffers of each size are allocated and "
+              "freed one at a time as in the alloc rows (our cache off, the "
+              "pools emptied first): the median per call of each function's "
+              "inclusive time, and its share of cma_alloc()'s median.  Tracing "
+              "adds its own cost to each traced call; untraced times are in "
+              "the table above.")
     md.extend(tr)
 print("\n".join(md))
 

@@ -39,7 +39,8 @@ if [ -s /bench/trace-args ] && mount -t tracefs tracefs $t 2>/dev/null &&
 	echo 2 >/proc/sys/vm/drop_caches
 	echo cma_alloc >$t/set_graph_function
 	for f in cma_alloc mutex_lock alloc_contig_range \
-		start_isolate_page_range drain_all_pages \
+		start_isolate_page_range drain_all_pages __drain_all_pages \
+		free_contig_range \
 		__alloc_contig_migrate_range lru_cache_disable \
 		lru_add_drain_all isolate_migratepages_range migrate_pages \
 		reclaim_clean_pages_from_list test_pages_isolated \

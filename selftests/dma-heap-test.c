@@ -1208,6 +1208,40 @@ static int write_long(const char *path, long val)
 	return err;
 }
 
+#define CMA_CACHE_DEBUGFS "/sys/kernel/debug/dma_heap_cma_cache"
+
+/*
+ * Wait, at most 2 s, until no CMA cache has a range waiting to be zeroed
+ * or being zeroed: a range the worker is zeroing is on neither list, and
+ * an allocation then takes a new range instead.
+ */
+static void cma_cache_settle(void)
+{
+	char line[256], *p;
+	long n, busy;
+	int tries;
+	FILE *f;
+
+	for (tries = 0; tries < 200; tries++) {
+		f = fopen(CMA_CACHE_DEBUGFS, "r");
+		if (!f)
+			return;
+		busy = 0;
+		while (fgets(line, sizeof(line), f)) {
+			p = strstr(line, "dirty pages: ");
+			if (p && sscanf(p, "dirty pages: %ld", &n) == 1)
+				busy += n;
+			p = strstr(line, "zeroing pages: ");
+			if (p && sscanf(p, "zeroing pages: %ld", &n) == 1)
+				busy += n;
+		}
+		fclose(f);
+		if (!busy)
+			return;
+		usleep(10 * 1000);
+	}
+}
+
 /* Allocate @len from @heap, check it is zero, fill it with 0xa5, free it. */
 static int use_buffer(int heap, size_t len, int *dirty)
 {
@@ -1234,8 +1268,8 @@ static int use_buffer(int heap, size_t len, int *dirty)
 /*
  * The CMA heaps' cache, off by default, turned on at 16 MiB through its
  * parameter: a freed buffer's range stays allocated in the area and is
- * reported in total_pools_kb; the next buffer of its size takes it,
- * zeroed, without a new range; reclaim gives it back to the area; 0 turns
+ * reported in total_pools_kb; once the worker has zeroed it, the next
+ * buffer of its size takes it, zeroed, without a new range; reclaim gives it back to the area; 0 turns
  * the cache off again.
  */
 TEST(cma_cache_keeps_zeroed_ranges_and_gives_them_back)
@@ -1262,6 +1296,7 @@ TEST(cma_cache_keeps_zeroed_ranges_and_gives_them_back)
 	EXPECT_EQ(1024, total_pools_kib());
 	EXPECT_EQ(used + pages, cma_area_read(area, "used"));
 	/* The same range again: zeroed, and the area gives nothing more. */
+	cma_cache_settle();
 	EXPECT_EQ(0, use_buffer(heap, ONE_MIB, &dirty));
 	EXPECT_EQ(0, dirty);
 	EXPECT_EQ(used + pages, cma_area_read(area, "used"));

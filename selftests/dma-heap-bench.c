@@ -185,32 +185,6 @@ static void skip(const char *what, const char *heap, size_t len, int err)
 }
 
 /*
- * The pages that a debugfs file of our heaps says are waiting to be zeroed
- * or being zeroed (lines with "dirty pages: N" and "zeroing pages: N"), or
- * -1 without the file (upstream).
- */
-static long unzeroed_pages(const char *path)
-{
-	char line[256], *p;
-	long total = 0, v;
-	FILE *f;
-
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		p = strstr(line, "dirty pages: ");
-		if (p && sscanf(p, "dirty pages: %ld", &v) == 1)
-			total += v;
-		p = strstr(line, "zeroing pages: ");
-		if (p && sscanf(p, "zeroing pages: %ld", &v) == 1)
-			total += v;
-	}
-	fclose(f);
-	return total;
-}
-
-/*
  * Wait until the heaps' pools and caches have settled: nothing waiting to
  * be zeroed (ours; upstream has no pool and no such files), at most a
  * second, then 1 ms more.

@@ -1217,26 +1217,10 @@ static int write_long(const char *path, long val)
  */
 static void cma_cache_settle(void)
 {
-	char line[256], *p;
-	long n, busy;
 	int tries;
-	FILE *f;
 
 	for (tries = 0; tries < 200; tries++) {
-		f = fopen(CMA_CACHE_DEBUGFS, "r");
-		if (!f)
-			return;
-		busy = 0;
-		while (fgets(line, sizeof(line), f)) {
-			p = strstr(line, "dirty pages: ");
-			if (p && sscanf(p, "dirty pages: %ld", &n) == 1)
-				busy += n;
-			p = strstr(line, "zeroing pages: ");
-			if (p && sscanf(p, "zeroing pages: %ld", &n) == 1)
-				busy += n;
-		}
-		fclose(f);
-		if (!busy)
+		if (unzeroed_pages(CMA_CACHE_DEBUGFS) <= 0)
 			return;
 		usleep(10 * 1000);
 	}

@@ -185,6 +185,33 @@ static inline long total_pools_kib(void)
 	return kb < 0 ? 0 : kb;
 }
 
+/*
+ * The pages that a debugfs file of our heaps says are waiting to be zeroed
+ * or being zeroed (lines with "dirty pages: N" and "zeroing pages: N":
+ * dma_heap_system_pool, dma_heap_cma_cache), or -1 without the file
+ * (upstream's kernel).
+ */
+static inline long unzeroed_pages(const char *path)
+{
+	char line[256], *p;
+	long total = 0, v;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "dirty pages: ");
+		if (p && sscanf(p, "dirty pages: %ld", &v) == 1)
+			total += v;
+		p = strstr(line, "zeroing pages: ");
+		if (p && sscanf(p, "zeroing pages: %ld", &v) == 1)
+			total += v;
+	}
+	fclose(f);
+	return total;
+}
+
 #define CMA_DEBUGFS	"/sys/kernel/debug/cma"
 #define MAX_CMA_AREAS	16
 #define CMA_NAME_LEN	64

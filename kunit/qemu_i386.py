@@ -4,8 +4,13 @@
 # highmem pages and kmap/vmap really map them.  kunit.py takes the
 # architecture (make ARCH=, qemu-system-) from linux_arch and qemu_arch here
 # and ignores --arch.  DMA_HEAPS_ACCEL, DMA_HEAPS_CMA and DMA_HEAPS_CPU as in
-# qemu_x86_64.py.  SeaBIOS, not qboot: under qemu-system-i386 with qboot
-# the kernel hangs at "i8042: Probing ports directly." (6.1, TCG).
+# qemu_x86_64.py.  vmalloc= ends lowmem at 0x37000000, a pageblock (4 MiB)
+# boundary, instead of at 0x373fe000: x86 reserves the default CMA area
+# top-down, so the area then ends where highmem begins, and dma_heap_cma's
+# a_range_from_lowmem_into_highmem_is_zeroed can take the last pages of
+# lowmem with the first of highmem.  SeaBIOS, not qboot: under
+# qemu-system-i386 with qboot the kernel hangs at "i8042: Probing ports
+# directly." (6.1, TCG).
 import os
 
 from ..qemu_config import QemuArchParams
@@ -19,7 +24,8 @@ CONFIG_SERIAL_8250=y
 CONFIG_SERIAL_8250_CONSOLE=y''',
 			   qemu_arch='i386',
 			   kernel_path='arch/x86/boot/bzImage',
-			   kernel_command_line='console=ttyS0 cma=' +
+			   kernel_command_line='console=ttyS0 vmalloc=0x7bfe000 '
+					       'cma=' +
 					       os.environ.get('DMA_HEAPS_CMA', '64M'),
 			   extra_qemu_params=['-m', '2048', '-smp', '2',
 					      '-accel', _accel] +

@@ -281,15 +281,20 @@ TEST_F(heap, err_len_near_u64_max)
 	}
 }
 
-/* Errors: more than the machine has is ENOMEM, at once. */
+/*
+ * Errors: more than the machine has is ENOMEM, at once; system-contig
+ * answers EINVAL to anything beyond the page allocator's largest block,
+ * which it can never serve.
+ */
 TEST_F(heap, err_len_too_large_enomem)
 {
 	struct dma_heap_allocation_data data = {
 		.len = 1ULL << 40,
 		.fd_flags = O_RDWR | O_CLOEXEC,
 	};
+	int err = strcmp(variant->heap, "system-contig") ? ENOMEM : EINVAL;
 
-	EXPECT_ALLOC_ERRNO(ENOMEM, DMA_HEAP_IOCTL_ALLOC, &data, "len 1 TiB");
+	EXPECT_ALLOC_ERRNO(err, DMA_HEAP_IOCTL_ALLOC, &data, "len 1 TiB");
 }
 
 /* Errors: a non-zero fd on entry is EINVAL. */
@@ -1159,6 +1164,32 @@ static long drain_pools(void)
 		kb = total_pools_kib();
 	}
 	return kb;
+}
+
+/*
+ * system-contig: 4 MiB, x86's largest block, is one buffer; a page more can
+ * never be had and is EINVAL, leaving no fd.
+ */
+TEST(system_contig_largest_block_is_the_bound)
+{
+	int heap = open(DMA_HEAP_DIR "/system-contig", O_RDONLY | O_CLOEXEC);
+	struct dma_heap_allocation_data data = {
+		.len = 4 * ONE_MIB,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	int fds;
+
+	if (heap < 0)
+		SKIP(return, "no system-contig heap");
+	ASSERT_EQ(0, ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &data));
+	ASSERT_EQ(0, close(data.fd));
+	fds = count_fds();
+	data.len = 4 * ONE_MIB + getpagesize();
+	data.fd = 0;
+	EXPECT_EQ(-1, ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &data));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(fds, count_fds());
+	close(heap);
 }
 
 /*

@@ -151,11 +151,13 @@ def main():
     heaps_found = marks.get("HEAPS", "").split()
 
     tap.result("BOOT" in marks, f"boot: /init started ({marks.get('BOOT', 'no output')})")
-    # The heaps the config builds are registered: the system heap by name,
-    # the CMA heap as any other heap (its name is its CMA area's).
+    # The heaps the config builds are registered: the system and
+    # system-contig heaps by name, the CMA heap as any other heap (its name
+    # is its CMA area's).
+    named = ("system", "system-contig")
     for h in a.heaps.split():
         if h == "cma":
-            others = [x for x in heaps_found if x != "system"]
+            others = [x for x in heaps_found if x not in named]
             tap.result(bool(others), f"heap: a CMA heap is registered ({' '.join(others) or 'none'})")
         else:
             tap.result(h in heaps_found, f"heap: {h} is registered")

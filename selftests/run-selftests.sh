@@ -115,6 +115,7 @@ end=$(date +%s)
 # 5. The verdict.
 expect_heaps=""
 grep -q '^CONFIG_DMABUF_HEAPS_SYSTEM=y' "$B/.config" && expect_heaps="$expect_heaps system"
+grep -q '^CONFIG_DMABUF_HEAPS_SYSTEM_CONTIG=y' "$B/.config" && expect_heaps="$expect_heaps system-contig"
 grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$B/.config" && expect_heaps="$expect_heaps cma"
 prc=0
 faults=0

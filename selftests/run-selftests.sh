@@ -117,6 +117,7 @@ expect_heaps=""
 grep -q '^CONFIG_DMABUF_HEAPS_SYSTEM=y' "$B/.config" && expect_heaps="$expect_heaps system"
 grep -q '^CONFIG_DMABUF_HEAPS_SYSTEM_CONTIG=y' "$B/.config" && expect_heaps="$expect_heaps system-contig"
 grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$B/.config" && expect_heaps="$expect_heaps cma"
+grep -q '^CONFIG_DMABUF_HEAPS_CHUNK=y' "$B/.config" && expect_heaps="$expect_heaps chunk"
 prc=0
 faults=0
 grep -q '^CONFIG_FAULT_INJECTION_DEBUG_FS=y' "$B/.config" && faults=1

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Called by prepare-tree.sh --check with $KDIR at the baseline: for each
 # patch, run checkpatch --strict on it, apply it and build the KUnit kernel
-# (a compiler warning fails the build), printing TAP.  Exceptions to checkpatch are listed, with their reasons, in
-# docs/checkpatch-exceptions: "<patch file> <TYPE> <reason>".
+# (a compiler warning fails the build), printing TAP.  Exceptions to
+# checkpatch are listed, with their reasons, in docs/checkpatch-exceptions:
+# "<patch file> <TYPE> <reason>".
 set -u
 . "$(dirname "$0")/common.sh"
 
@@ -20,12 +21,32 @@ print(re.search(r"kconfig='''(.*?)'''", text, re.S).group(1).strip())
 PY
 cat "$REPO/kunitconfig" >>"$frag"
 
+# A patch whose checks passed before, with the same baseline, compiler,
+# config, exceptions, script and every patch up to it, is not checked
+# again: its results could not differ.  Only a warm cache has such
+# stamps; CI starts without one and checks everything.
+stamps=$DMA_HEAPS_CACHE/check-series
+mkdir -p "$stamps"
+key=$( { git rev-parse HEAD; gcc --version | head -n 1; cat "$frag" \
+	"$REPO/docs/checkpatch-exceptions" "$0"; } | sha256sum | cut -c1-64)
+
 echo "TAP version 13"
 echo "1..$((2 * $#))"
 n=0
 fail=0
 for patch in "$@"; do
 	name=$(basename "$patch")
+	key=$( { echo "$key"; cat "$patch"; } | sha256sum | cut -c1-64)
+	if [ -e "$stamps/$key" ] &&
+		git -c user.name="${GIT_COMMITTER_NAME:-dma-heaps}" \
+			-c user.email="${GIT_COMMITTER_EMAIL:-dma-heaps@invalid}" \
+			am -q --committer-date-is-author-date "$patch" >/dev/null 2>&1; then
+		echo "ok $((n + 1)) - checkpatch --strict $name (passed before, unchanged)"
+		echo "ok $((n + 2)) - build after $name (passed before, unchanged)"
+		n=$((n + 2))
+		continue
+	fi
+	ok=1
 	ignore=$(awk -v p="$name" '$1 == p { printf "%s%s", sep, $2; sep = "," }' \
 		"$REPO/docs/checkpatch-exceptions" 2>/dev/null)
 	n=$((n + 1))
@@ -37,6 +58,7 @@ for patch in "$@"; do
 		echo "not ok $n - checkpatch --strict $name"
 		sed 's/^/# /' <<<"$out"
 		fail=1
+		ok=0
 	fi
 
 	n=$((n + 1))
@@ -54,6 +76,7 @@ for patch in "$@"; do
 		make -s ARCH=x86_64 O="$KUNIT_BUILD" "$(cc_make_opt)" -j"$JOBS" 2>&1) &&
 		! grep -q 'warning:' <<<"$out"; then
 		echo "ok $n - build after $name"
+		[ $ok = 0 ] || touch "$stamps/$key"
 	else
 		echo "not ok $n - build after $name"
 		tail -n 30 <<<"$out" | sed 's/^/# /'

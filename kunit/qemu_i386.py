@@ -17,6 +17,11 @@ from ..qemu_config import QemuArchParams
 
 _accel = os.environ.get('DMA_HEAPS_ACCEL', 'tcg')
 _cpu = os.environ.get('DMA_HEAPS_CPU') or ('host' if _accel == 'kvm' else '')
+# The carveout heap's range, 16 MiB, and another 16 MiB at 0x32000000 for
+# the heaps its KUnit suite makes: kept from the kernel by memmap=, in every
+# boot.
+_carveout = ('memmap=16M$0x30000000 memmap=16M$0x32000000 '
+	     'dma_heap.carveout=16M@0x30000000')
 
 QEMU_ARCH = QemuArchParams(linux_arch='i386',
 			   kconfig='''
@@ -24,8 +29,8 @@ CONFIG_SERIAL_8250=y
 CONFIG_SERIAL_8250_CONSOLE=y''',
 			   qemu_arch='i386',
 			   kernel_path='arch/x86/boot/bzImage',
-			   kernel_command_line='console=ttyS0 vmalloc=0x7bfe000 '
-					       'cma=' +
+			   kernel_command_line='console=ttyS0 vmalloc=0x7bfe000 ' +
+					       _carveout + ' cma=' +
 					       os.environ.get('DMA_HEAPS_CMA', '64M'),
 			   extra_qemu_params=['-m', '2048', '-smp', '2',
 					      '-accel', _accel] +

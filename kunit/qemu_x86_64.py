@@ -13,6 +13,11 @@ from ..qemu_config import QemuArchParams
 
 _accel = os.environ.get('DMA_HEAPS_ACCEL', 'tcg')
 _cpu = os.environ.get('DMA_HEAPS_CPU') or ('host' if _accel == 'kvm' else '')
+# The carveout heap's range, 16 MiB, and another 16 MiB at 0x32000000 for
+# the heaps its KUnit suite makes: kept from the kernel by memmap=, in every
+# boot.
+_carveout = ('memmap=16M$0x30000000 memmap=16M$0x32000000 '
+	     'dma_heap.carveout=16M@0x30000000')
 
 QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
 			   kconfig='''
@@ -20,7 +25,8 @@ CONFIG_SERIAL_8250=y
 CONFIG_SERIAL_8250_CONSOLE=y''',
 			   qemu_arch='x86_64',
 			   kernel_path='arch/x86/boot/bzImage',
-			   kernel_command_line='console=ttyS0 cma=' +
+			   kernel_command_line='console=ttyS0 ' + _carveout +
+					       ' cma=' +
 					       os.environ.get('DMA_HEAPS_CMA', '64M'),
 			   extra_qemu_params=['-bios', 'qboot.rom',
 					      '-m', '2048', '-smp', '2',

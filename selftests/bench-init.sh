@@ -24,6 +24,22 @@ echo "@@ BEGIN dma-heap-bench $(date +%s)"
 echo "@@ END dma-heap-bench rc=$? $(date +%s)"
 echo "@@ MEMINFO $(grep -E 'MemAvailable|CmaFree' /proc/meminfo | tr -s ' \n' ' ')"
 
+# The scatterlist entries of a buffer of each size from each heap: a
+# kretprobe on dma_buf_map_attachment() records the sg_table's nents and
+# orig_nents (struct sg_table: sgl, then two u32) while dma-heap-bench -S
+# imports each buffer into vgem.
+t=/sys/kernel/tracing
+if [ -s /bench/sg-args ] && mount -t tracefs tracefs $t 2>/dev/null &&
+	[ -w $t/kprobe_events ] &&
+	echo 'r:dmaheap_sg dma_buf_map_attachment nents=+8($retval):u32 orig=+12($retval):u32' >$t/kprobe_events &&
+	echo 1 >$t/events/kprobes/dmaheap_sg/enable; then
+	# shellcheck disable=SC2046 # the arguments are words
+	/bench/dma-heap-bench $(cat /bench/sg-args)
+	echo 0 >$t/events/kprobes/dmaheap_sg/enable
+	echo >$t/kprobe_events
+	echo >$t/trace
+fi
+
 # Where cma_alloc() spends its time: the function_graph tracer, from
 # cma_alloc() and only through the functions below (each traced function
 # costs the tracer's entry and exit, so few are traced), while
@@ -31,8 +47,7 @@ echo "@@ MEMINFO $(grep -E 'MemAvailable|CmaFree' /proc/meminfo | tr -s ' \n' ' 
 # as the alloc rows do.  Before that, our CMA heaps' cache is turned off,
 # so that every buffer is a cma_alloc(), and drop_caches empties every
 # pool.
-t=/sys/kernel/tracing
-if [ -s /bench/trace-args ] && mount -t tracefs tracefs $t 2>/dev/null &&
+if [ -s /bench/trace-args ] && { [ -e $t/trace ] || mount -t tracefs tracefs $t 2>/dev/null; } &&
 	[ -w $t/set_graph_function ]; then
 	p=/sys/module/cma_heap/parameters/cache_max_mb
 	[ -w $p ] && echo 0 >$p

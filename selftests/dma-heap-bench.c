@@ -48,10 +48,20 @@
  *
  * Usage: dma-heap-bench [-l label] [-r rounds] [size ...]
  *        dma-heap-bench -T buffers [size ...]
+ *        dma-heap-bench -S [-l label] [size ...]
  * The second form only allocates and frees that many buffers of each size,
  * one at a time, from every CMA heap but default_cma_region (ours: the
  * default area again), printing "@@ LOOP <heap> <size_kib> <buffers>":
  * bench-init.sh traces * cma_alloc() while it runs.
+ * The third form counts the scatterlist entries of a buffer of each size
+ * from every heap, as a device sees them: it imports the buffer into vgem
+ * (DRM_IOCTL_PRIME_FD_TO_HANDLE, which attaches and maps it) and reads the
+ * orig_nents of the sg_table that dma_buf_map_attachment() returned from
+ * the kprobe event dmaheap_sg, which bench-init.sh sets up, in
+ * /sys/kernel/tracing/trace.  One line per buffer:
+ *
+ *   @@ SG <label> <heap> <size_kib> <entries>
+ *   @@ SG <label> <heap> <size_kib> skipped <errno name>
  * The label defaults to uname -r, the rounds to 10, the size to 64M; a size
  * is a number of KiB with K or of MiB with M or no suffix.
  * Only the uapi struct dma_heap_allocation_data and DMA_HEAP_IOCTL_ALLOC,
@@ -71,6 +81,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <drm/drm.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 #include <linux/udmabuf.h>
@@ -87,6 +98,8 @@
 #define POOL_DEBUGFS	"/sys/kernel/debug/dma_heap_system_pool"
 #define CMA_CACHE_DEBUGFS "/sys/kernel/debug/dma_heap_cma_cache"
 #define MAX_TRACE	64
+#define VGEM_DEV	"/dev/dri/card0"
+#define TRACE_FILE	"/sys/kernel/tracing/trace"
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *label;
@@ -515,6 +528,85 @@ static void trace_loop(char **heaps, int nheaps, size_t len, int n)
 	}
 }
 
+/*
+ * The orig_nents of the last sg_table that the kprobe event dmaheap_sg
+ * recorded in the trace since it was cleared, or -errno.
+ */
+static long last_sg_entries(void)
+{
+	static char buf[1 << 16];
+	long entries = -ENOENT;
+	size_t got = 0;
+	ssize_t n;
+	char *p;
+	int fd;
+
+	fd = open(TRACE_FILE, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	while (got < sizeof(buf) - 1 &&
+	       (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = '\0';
+	for (p = buf; (p = strstr(p, "dmaheap_sg:")); p++) {
+		char *o = strstr(p, " orig=");
+		char *eol = strchr(p, '\n');
+
+		if (o && (!eol || o < eol))
+			entries = strtol(o + 6, NULL, 0);
+	}
+	return entries;
+}
+
+/* The sg entries of one buffer of @len from @heap, imported into vgem. */
+static void sg_entries(int drm_fd, const char *heap, size_t len)
+{
+	struct drm_prime_handle prime = { .flags = 0 };
+	struct drm_gem_close gem_close = { 0 };
+	int heap_fd, fd, trace_fd, err = 0;
+	long entries = -ENOENT;
+
+	heap_fd = heap_open(heap);
+	if (heap_fd < 0) {
+		err = errno;
+		goto out;
+	}
+	fd = heap_alloc(heap_fd, len);
+	close(heap_fd);
+	if (fd < 0) {
+		err = -fd;
+		goto out;
+	}
+	/* Writing nothing to the trace file with O_TRUNC clears it. */
+	trace_fd = open(TRACE_FILE, O_WRONLY | O_TRUNC);
+	if (trace_fd < 0) {
+		err = errno;
+		close(fd);
+		goto out;
+	}
+	close(trace_fd);
+	prime.fd = fd;
+	if (ioctl(drm_fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime)) {
+		err = errno;
+		close(fd);
+		goto out;
+	}
+	entries = last_sg_entries();
+	gem_close.handle = prime.handle;
+	ioctl(drm_fd, DRM_IOCTL_GEM_CLOSE, &gem_close);
+	close(fd);
+	if (entries < 0)
+		err = -entries;
+out:
+	if (err)
+		printf("@@ SG %s %s %zu skipped %s\n", label, heap, len / 1024,
+		       errno_name(err));
+	else
+		printf("@@ SG %s %s %zu %ld\n", label, heap, len / 1024,
+		       entries);
+}
+
 static int parse_ulong(const char *s, unsigned long max, unsigned long *val)
 {
 	char *end;
@@ -546,7 +638,7 @@ static unsigned long parse_size(const char *arg)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-l label] [-r rounds] [-T buffers] [size[K|M] ...]\n",
+		"usage: %s [-l label] [-r rounds] [-T buffers] [-S] [size[K|M] ...]\n",
 		prog);
 	exit(2);
 }
@@ -556,11 +648,14 @@ int main(int argc, char **argv)
 	unsigned long sizes[MAX_SIZES] = { DEFAULT_KIB }, val;
 	char *heaps[MAX_HEAPS];
 	struct utsname uts;
-	int nsizes = 1, nheaps, opt, i, s, ntrace = 0;
+	int nsizes = 1, nheaps, opt, i, s, ntrace = 0, sg = 0, drm_fd, drm_err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "l:r:T:h")) != -1) {
+	while ((opt = getopt(argc, argv, "l:r:T:Sh")) != -1) {
 		switch (opt) {
+		case 'S':
+			sg = 1;
+			break;
 		case 'T':
 			if (parse_ulong(optarg, MAX_TRACE, &val))
 				usage(argv[0]);
@@ -598,6 +693,21 @@ int main(int argc, char **argv)
 	if (ntrace) {
 		for (s = 0; s < nsizes; s++)
 			trace_loop(heaps, nheaps, sizes[s] * 1024, ntrace);
+		return 0;
+	}
+	if (sg) {
+		drm_fd = open(VGEM_DEV, O_RDWR);
+		drm_err = drm_fd < 0 ? errno : 0;
+		for (s = 0; s < nsizes; s++)
+			for (i = 0; i < nheaps; i++) {
+				if (drm_fd >= 0) {
+					sg_entries(drm_fd, heaps[i],
+						   sizes[s] * 1024);
+					continue;
+				}
+				printf("@@ SG %s %s %lu skipped %s\n", label,
+				       heaps[i], sizes[s], errno_name(drm_err));
+			}
 		return 0;
 	}
 	printf("# dma-heap-bench: %s, %d rounds after a warm-up, page %ld, heaps:",

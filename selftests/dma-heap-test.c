@@ -1284,6 +1284,52 @@ static int use_buffer(int heap, size_t len, int *dirty)
 }
 
 /*
+ * carveout: the range the boot gave it (its size in /proc/iomem, as "dma_heap
+ * carveout") is served whole and then is ENOMEM, leaving no fd; a buffer
+ * dirtied and freed leaves nothing for the next owner of its range, even
+ * one that takes the whole range at once.
+ */
+TEST(carveout_is_zeroed_for_each_owner_and_exhausts)
+{
+	int heap = open(DMA_HEAP_DIR "/carveout", O_RDONLY | O_CLOEXEC);
+	unsigned long long start, end;
+	size_t size = 0;
+	char line[256];
+	int fd, fds, dirty = -1;
+	FILE *f;
+
+	if (heap < 0)
+		SKIP(return, "no carveout heap");
+	f = fopen("/proc/iomem", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "dma_heap carveout") &&
+		    sscanf(line, " %llx-%llx", &start, &end) == 2)
+			size = end - start + 1;
+	fclose(f);
+	ASSERT_NE(0, size) TH_LOG("no \"dma_heap carveout\" in /proc/iomem");
+
+	EXPECT_EQ(0, use_buffer(heap, ONE_MIB, &dirty));
+	EXPECT_EQ(0, dirty);
+	EXPECT_EQ(0, use_buffer(heap, ONE_MIB, &dirty));
+	EXPECT_EQ(0, dirty) TH_LOG("%d bytes of the last owner's", dirty);
+	EXPECT_EQ(0, use_buffer(heap, size, &dirty));
+	EXPECT_EQ(0, dirty) TH_LOG("%d bytes of the last owner's", dirty);
+
+	fd = heap_alloc(heap, size);
+	ASSERT_LE(0, fd);
+	fds = count_fds();
+	EXPECT_EQ(-ENOMEM, heap_alloc(heap, getpagesize()));
+	EXPECT_EQ(fds, count_fds());
+	close(fd);
+	fd = heap_alloc(heap, size);
+	EXPECT_LE(0, fd) TH_LOG("the range is not whole again after a free");
+	if (fd >= 0)
+		close(fd);
+	close(heap);
+}
+
+/*
  * The CMA heaps' cache, off by default, turned on at 16 MiB through its
  * parameter: a freed buffer's range stays allocated in the area and is
  * reported in total_pools_kb; once the worker has zeroed it, the next

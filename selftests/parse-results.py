@@ -152,9 +152,9 @@ def main():
 
     tap.result("BOOT" in marks, f"boot: /init started ({marks.get('BOOT', 'no output')})")
     # The heaps the config builds are registered: the system,
-    # system-contig and chunk heaps by name, the CMA heap as any other heap
-    # (its name is its CMA area's).
-    named = ("system", "system-contig", "chunk")
+    # system-contig, chunk and carveout heaps by name, the CMA heap as any
+    # other heap (its name is its CMA area's).
+    named = ("system", "system-contig", "chunk", "carveout")
     for h in a.heaps.split():
         if h == "cma":
             others = [x for x in heaps_found if x not in named]

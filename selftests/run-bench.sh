@@ -17,6 +17,8 @@
 #                        BENCH_SIZES (default "4K 64K 1M 8M 64M")
 #   BENCH_ROUNDS=n        timed rounds after the warm-up (default 100, so
 #                         that the p99 is not the slowest round)
+#   BENCH_OUR_ARGS=args   more kernel arguments for our boot only, such as
+#                         system_heap.pool_max_mb=0 (no pool)
 #   BENCH_CACHE_MB=n      cma_heap.cache_max_mb of our boot: the CMA heaps'
 #                         cache of freed ranges, off by default in the
 #                         kernel (default 128; 0 measures ours without it)
@@ -40,7 +42,7 @@ set -eu
 # The exact command, for the report: the settings given, then the script.
 command=""
 for v in KDIR DMA_HEAPS_CACHE JOBS SKIP_PREPARE DMA_HEAPS_ACCEL BENCH_SIZES \
-	BENCH_ROUNDS BENCH_CMA BENCH_TIMEOUT BENCH_MEM BENCH_SMP BENCH_CACHE_MB \
+	BENCH_ROUNDS BENCH_CMA BENCH_TIMEOUT BENCH_MEM BENCH_SMP BENCH_CACHE_MB BENCH_OUR_ARGS \
 	BENCH_TRACE BENCH_TRACE_COUNT BENCH_MAX_BUSY BENCH_ALLOW_BUSY; do
 	[ -z "${!v:-}" ] || command+="$v=$(printf '%q' "${!v}") "
 done
@@ -58,6 +60,7 @@ SIZES=${*:-${BENCH_SIZES:-4K 64K 1M 8M 64M}}
 SIZES=${SIZES//,/ }
 ROUNDS=${BENCH_ROUNDS:-100}
 CACHE_MB=${BENCH_CACHE_MB-128}
+OUR_ARGS="cma_heap.cache_max_mb=$CACHE_MB${BENCH_OUR_ARGS:+ $BENCH_OUR_ARGS}"
 TRACE=${BENCH_TRACE-4K 1M 16M}
 TRACE=${TRACE//,/ }
 TRACE_COUNT=${BENCH_TRACE_COUNT:-8}
@@ -137,6 +140,7 @@ initramfs() {
 	local label=$1 b=$2
 
 	echo "-l $label -r $ROUNDS $SIZES" >"$b/bench.args"
+	echo "-S -l $label $SIZES" >"$b/sg.args"
 	if [ -n "$TRACE" ]; then
 		echo "-l $label -T $TRACE_COUNT $TRACE" >"$b/trace.args"
 	else
@@ -152,6 +156,7 @@ initramfs() {
 		echo "file /init $HERE/bench-init.sh 0755 0 0"
 		echo "file /bench/args $b/bench.args 0644 0 0"
 		echo "file /bench/trace-args $b/trace.args 0644 0 0"
+		echo "file /bench/sg-args $b/sg.args 0644 0 0"
 		echo "file /bench/dma-heap-bench $bin 0755 0 0"
 	} >"$b/initramfs.list"
 	"$OUR_B/gen_init_cpio" "$b/initramfs.list" >"$b/initramfs.cpio"
@@ -206,7 +211,7 @@ boot() {
 	mkdir -p "$run"
 	: >"$run/console.log"
 	: >"$run/bench.log"
-	[ "$name" != ours ] || cmdline+=" cma_heap.cache_max_mb=$CACHE_MB"
+	[ "$name" != ours ] || cmdline+=" $OUR_ARGS"
 	wait_idle "$name"
 	busy=busy_$name
 	echo "bench: booting the $name kernel under QEMU ($accel, timeout ${TIMEOUT}s, host ${!busy}% busy)"
@@ -237,7 +242,7 @@ end=$(date +%s)
 BENCH_COMMAND=$command BENCH_DATE=$date \
 BENCH_ACCEL=$accel BENCH_QEMU="${qemu[*]} -kernel bzImage -initrd initramfs.cpio" \
 BENCH_CMDLINE=$CMDLINE BENCH_ROUNDS=$ROUNDS BENCH_LOAD=$load \
-BENCH_OUR_ARGS="cma_heap.cache_max_mb=$CACHE_MB" \
+BENCH_OUR_ARGS="$OUR_ARGS" \
 BENCH_BUSY="upstream ${busy_upstream:-?}%, ours ${busy_ours:-?}%" \
 BENCH_UP_DESC="$UP_SRC (tag debian, $(git -C "$UP_SRC" rev-parse --short HEAD))" \
 BENCH_OUR_DESC="$OUR_SRC ($(git -C "$OUR_SRC" describe --tags --always --dirty 2>/dev/null || echo '?'))" \
@@ -251,10 +256,11 @@ env = os.environ
 ORDER = ["memset", "udmabuf-create", "udmabuf-close", "alloc", "alloc-warm",
          "alloc-cold", "close", "touch", "sync", "steady"]
 line_re = re.compile(r"^@@ BENCH (\S+) (\S+) (\d+) (.*)$")
+sg_re = re.compile(r"^@@ SG (\S+) (\S+) (\d+) (.*)$")
 
 
 def parse(path):
-    res, boot, raw = {}, "?", []
+    res, boot, raw, sg = {}, "?", [], {}
     try:
         lines = open(path, errors="replace").read().splitlines()
     except OSError:
@@ -263,6 +269,12 @@ def parse(path):
         line = line.rstrip("\r")
         if line.startswith("@@ BOOT "):
             boot = line[8:].strip()
+        m = sg_re.match(line)
+        if m:
+            raw.append(line)
+            _, heap, size, rest = m.groups()
+            sg[(int(size), heap)] = rest.strip()
+            continue
         m = line_re.match(line)
         if not m:
             continue
@@ -278,11 +290,11 @@ def parse(path):
             except (IndexError, ValueError):
                 cell = None, None, "?"
         res[(int(size), what, heap)] = cell
-    return res, boot, raw
+    return res, boot, raw, sg
 
 
-up, up_boot, up_raw = parse(up_log)
-ours, our_boot, our_raw = parse(our_log)
+up, up_boot, up_raw, up_sg = parse(up_log)
+ours, our_boot, our_raw, our_sg = parse(our_log)
 
 
 def key(k):
@@ -336,6 +348,24 @@ for k in sorted(set(up) | set(ours), key=key):
 if not up and not ours:
     md.append("| (no results) | | | | | | | |")
 
+
+# Scatterlist entries per buffer, as vgem saw them when it imported one.
+if up_sg or our_sg:
+    md.append("")
+    md.append("## Scatterlist entries per buffer")
+    md.append("")
+    md.append("The orig_nents of the sg_table that dma_buf_map_attachment() "
+              "returned when vgem imported one buffer of each size, fresh "
+              "from the heap (a kprobe event; dma-heap-bench -S); fewer is "
+              "better for a device.")
+    md.append("")
+    md.append("| heap | size | upstream | ours |")
+    md.append("|------|-----:|---------:|-----:|")
+    for size, heap in sorted(set(up_sg) | set(our_sg),
+                             key=lambda k: (k[1], k[0])):
+        md.append("| %s | %s | %s | %s |"
+                  % (heap, size_name(size), up_sg.get((size, heap), "-"),
+                     our_sg.get((size, heap), "-")))
 
 # The traces of cma_alloc(): per call, the time of each traced function
 # inside it (inclusive; a function called twice counts twice).

@@ -32,7 +32,9 @@ RUN=$B/run
 # hugetlb_cma=1G: a CMA area for gigantic pages (x86 reserves it only with
 # 1 GiB pages: -cpu max under TCG has pdpe1gb), an area that must not
 # become a heap (dma-heap-test's cma_hugetlb_area_is_not_a_heap).
-CMDLINE="console=ttyS0 cma=64M hugetlb_cma=1G panic_on_warn=1 panic=-1 oops=panic rdinit=/init kmemleak=on"
+# The carveout heap's range (64 MiB at 768 MiB) is kept from the kernel by
+# memmap= and given to the heap by dma_heap.carveout=.
+CMDLINE="console=ttyS0 memmap=64M\$0x30000000 dma_heap.carveout=64M@0x30000000 cma=64M hugetlb_cma=1G panic_on_warn=1 panic=-1 oops=panic rdinit=/init kmemleak=on"
 
 mkdir -p "$RESULTS" "$B"
 rm -f "$RESULTS/selftest.tap" "$RESULTS/selftest.counts"
@@ -118,6 +120,7 @@ grep -q '^CONFIG_DMABUF_HEAPS_SYSTEM=y' "$B/.config" && expect_heaps="$expect_he
 grep -q '^CONFIG_DMABUF_HEAPS_SYSTEM_CONTIG=y' "$B/.config" && expect_heaps="$expect_heaps system-contig"
 grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$B/.config" && expect_heaps="$expect_heaps cma"
 grep -q '^CONFIG_DMABUF_HEAPS_CHUNK=y' "$B/.config" && expect_heaps="$expect_heaps chunk"
+grep -q '^CONFIG_DMABUF_HEAPS_CARVEOUT=y' "$B/.config" && expect_heaps="$expect_heaps carveout"
 prc=0
 faults=0
 grep -q '^CONFIG_FAULT_INJECTION_DEBUG_FS=y' "$B/.config" && faults=1

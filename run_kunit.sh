@@ -228,12 +228,25 @@ for arch in $KUNIT_ARCHES; do
 	if [ $full = 1 ] && grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$build_dir/.config"; then
 		# The CMA heaps again, in a boot without a CMA area: no heap may appear.
 		echo dma_heap_cma_setup >"$RESULTS/kunit-cma_setup.expected"
+		# Two bad dma_heap.carveout= in the same boot: a range that is
+		# not reserved memory (the PCI hole of a 2 GiB guest) and one
+		# without @BASE.  Each is a boot message and no heap.
 		DMA_HEAPS_CMA=0 boot kunit-nocma 300 "$RESULTS/kunit-cma_setup.expected" \
+			--kernel_args dma_heap.carveout=16M@0xc0000000:kunit-hole \
+			--kernel_args dma_heap.carveout=16M \
 			'dma_heap_cma_setup.only_the_default_area_has_heaps'
 		if grep -q 'cma: Reserved' "$(console kunit-nocma)"; then
 			result 0 "kunit-nocma: no CMA area is reserved (the cma=0 boot reserved one)"
 		else
 			result 1 "kunit-nocma: no CMA area is reserved"
+		fi
+		c=$(console kunit-nocma)
+		if grep -q 'dma_heap: carveout=16M@0xc0000000:kunit-hole: not reserved memory in the e820 map .* (-22); no heap' "$c" &&
+			grep -q 'dma_heap: carveout=16M: not SIZE@BASE\[:NAME\] (-22); no heap' "$c" &&
+			! grep -q 'dma_heap: carveout kunit-hole:' "$c"; then
+			result 1 "kunit-nocma: each bad dma_heap.carveout= is one boot message and no heap"
+		else
+			result 0 "kunit-nocma: each bad dma_heap.carveout= is one boot message and no heap (see $c)"
 		fi
 
 		# Next to hugetlb's CMA area (1 GiB pages need pdpe1gb: -cpu max).

@@ -15,9 +15,10 @@ _accel = os.environ.get('DMA_HEAPS_ACCEL', 'tcg')
 _cpu = os.environ.get('DMA_HEAPS_CPU') or ('host' if _accel == 'kvm' else '')
 # The carveout heap's range, 16 MiB, and another 16 MiB at 0x32000000 for
 # the heaps its KUnit suite makes: kept from the kernel by memmap=, in every
-# boot.
+# boot.  And 144 MiB at 0x37000000, whose last 128 MiB are a memory section
+# with no RAM and so no struct pages: the suite's range without pages.
 _carveout = ('memmap=16M$0x30000000 memmap=16M$0x32000000 '
-	     'dma_heap.carveout=16M@0x30000000')
+	     'memmap=144M$0x37000000 dma_heap.carveout=16M@0x30000000')
 
 QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
 			   kconfig='''

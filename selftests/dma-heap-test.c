@@ -285,9 +285,32 @@ TEST_F(heap, err_len_near_u64_max)
 }
 
 /*
+ * The size of the carveout heap's range, from its "dma_heap carveout" line
+ * in /proc/iomem, or 0.
+ */
+static size_t carveout_size(void)
+{
+	unsigned long long start, end;
+	size_t size = 0;
+	char line[256];
+	FILE *f;
+
+	f = fopen("/proc/iomem", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "dma_heap carveout") &&
+		    sscanf(line, " %llx-%llx", &start, &end) == 2)
+			size = end - start + 1;
+	fclose(f);
+	return size;
+}
+
+/*
  * Errors: more than the machine has is ENOMEM, at once; system-contig
  * answers EINVAL to anything beyond the page allocator's largest block,
- * which it can never serve.
+ * and a carveout heap to 4 GiB or more (one scatterlist entry), which they
+ * can never serve.
  */
 TEST_F(heap, err_len_too_large_enomem)
 {
@@ -295,7 +318,8 @@ TEST_F(heap, err_len_too_large_enomem)
 		.len = 1ULL << 40,
 		.fd_flags = O_RDWR | O_CLOEXEC,
 	};
-	int err = strcmp(variant->heap, "system-contig") ? ENOMEM : EINVAL;
+	int err = strcmp(variant->heap, "system-contig") &&
+		  strcmp(variant->heap, "carveout") ? ENOMEM : EINVAL;
 
 	EXPECT_ALLOC_ERRNO(err, DMA_HEAP_IOCTL_ALLOC, &data, "len 1 TiB");
 }
@@ -1292,21 +1316,11 @@ static int use_buffer(int heap, size_t len, int *dirty)
 TEST(carveout_is_zeroed_for_each_owner_and_exhausts)
 {
 	int heap = open(DMA_HEAP_DIR "/carveout", O_RDONLY | O_CLOEXEC);
-	unsigned long long start, end;
-	size_t size = 0;
-	char line[256];
+	size_t size = carveout_size();
 	int fd, fds, dirty = -1;
-	FILE *f;
 
 	if (heap < 0)
 		SKIP(return, "no carveout heap");
-	f = fopen("/proc/iomem", "r");
-	ASSERT_NE(NULL, f);
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "dma_heap carveout") &&
-		    sscanf(line, " %llx-%llx", &start, &end) == 2)
-			size = end - start + 1;
-	fclose(f);
 	ASSERT_NE(0, size) TH_LOG("no \"dma_heap carveout\" in /proc/iomem");
 
 	EXPECT_EQ(0, use_buffer(heap, ONE_MIB, &dirty));
@@ -1427,6 +1441,9 @@ static size_t mem_hold(int heap_fd, const char *heap)
 
 	if (!strcmp(heap, "system"))
 		return MEM_ROUND_BYTES;
+	/* The carveout: all of its range, which is not in MemAvailable. */
+	if (!strcmp(heap, "carveout"))
+		return carveout_size() / MEM_CHUNK * MEM_CHUNK;
 	/*
 	 * Other heaps are CMA areas: half of what is free in the heap's own
 	 * area (CmaFree counts every area, hugetlb_cma's too), at most a
@@ -1444,13 +1461,15 @@ static size_t mem_hold(int heap_fd, const char *heap)
 
 /*
  * Memory: allocate and free 256 MiB per round (CMA heaps: 256 MiB per round
- * in batches of half their free area), after a warm-up round; MemAvailable
- * comes back to within MEM_TOLERANCE_KIB of where it started.
+ * in batches of half their free area; the carveout: in batches of its whole
+ * range), after a warm-up round; MemAvailable comes back to within
+ * MEM_TOLERANCE_KIB of where it started.
  */
 TEST_F_TIMEOUT(heap, memory_alloc_free_256m, 600)
 {
 	size_t hold = mem_hold(self->heap_fd, variant->heap);
-	int nfds = hold / MEM_CHUNK;
+	bool carveout = !strcmp(variant->heap, "carveout");
+	int nfds = hold / MEM_CHUNK, full = 0;
 	long before = 0, during = 0, after = 0;
 	int *fds = calloc(nfds, sizeof(*fds));
 	int round, i, tries;
@@ -1468,8 +1487,12 @@ TEST_F_TIMEOUT(heap, memory_alloc_free_256m, 600)
 					TH_LOG("round %d chunk %d: %s", round, i,
 					       strerror(-fds[i]));
 			}
-			if (round == 1 && !done)
+			if (round == 1 && !done) {
 				during = meminfo_kib("MemAvailable");
+				if (carveout)
+					full = heap_alloc(self->heap_fd,
+							  page_size());
+			}
 			for (i = 0; i < nfds; i++)
 				close(fds[i]);
 		}
@@ -1483,8 +1506,15 @@ TEST_F_TIMEOUT(heap, memory_alloc_free_256m, 600)
 	}
 	TH_LOG("%s: held %zu MiB per batch; MemAvailable %ld kB before, %ld kB held, %ld kB after",
 	       variant->heap, hold / ONE_MIB, before, during, after);
-	/* The allocations were real: they showed in MemAvailable. */
-	EXPECT_GE(before - during, (long)(hold / 1024 / 2));
+	/*
+	 * The allocations were real: they showed in MemAvailable, or for the
+	 * carveout, whose memory is not the kernel's, left no page free.
+	 */
+	if (carveout) {
+		EXPECT_EQ(-ENOMEM, full);
+	} else {
+		EXPECT_GE(before - during, (long)(hold / 1024 / 2));
+	}
 	EXPECT_GE(after, before - MEM_TOLERANCE_KIB);
 	free(fds);
 }

@@ -35,6 +35,9 @@
  *   udmabuf-close      close() of the udmabuf and of its memfd
  *   memset             memset() of an already faulted-in buffer: what plain
  *                      zeroing costs in this machine, the bound for the above
+ *   kzero              read() of /dev/zero into such a buffer: the kernel's
+ *                      own zeroing (clear_user(), a page at a time), as the
+ *                      heaps' __GFP_ZERO and clear_page() do it
  *
  * One line per result, on stdout:
  *
@@ -406,6 +409,52 @@ static void bench_heap(const char *heap, size_t len)
 	close(heap_fd);
 }
 
+/*
+ * kzero: read() of /dev/zero into an already faulted-in buffer: the kernel
+ * zeroing @len bytes of memory with its own instructions (clear_user(), a
+ * page at a time), as __GFP_ZERO's clear_page() does, next to memset's.
+ */
+static void bench_kzero(size_t len)
+{
+	uint64_t kzero_ns[MAX_ROUNDS], t0, t1;
+	size_t done;
+	ssize_t n;
+	char *p;
+	int r, fd;
+
+	fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		skip("kzero", NULL, len, errno);
+		return;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (p == MAP_FAILED) {
+		skip("kzero", NULL, len, errno);
+		close(fd);
+		return;
+	}
+	memset(p, 1, len);
+	for (r = -1; r < rounds; r++) {
+		t0 = now_ns();
+		for (done = 0; done < len; done += n) {
+			n = read(fd, p + done, len - done);
+			if (n <= 0) {
+				skip("kzero", NULL, len, n < 0 ? errno : EIO);
+				munmap(p, len);
+				close(fd);
+				return;
+			}
+		}
+		t1 = now_ns();
+		if (r >= 0)
+			kzero_ns[r] = t1 - t0;
+	}
+	munmap(p, len);
+	close(fd);
+	report("kzero", NULL, len, kzero_ns, rounds);
+}
+
 /* A sealed memfd of @len bytes, as UDMABUF_CREATE wants it, or -errno. */
 static int sealed_memfd(size_t len)
 {
@@ -720,6 +769,7 @@ int main(int argc, char **argv)
 		size_t len = sizes[s] * 1024;
 
 		bench_memset(len);
+		bench_kzero(len);
 		bench_udmabuf(len);
 		for (i = 0; i < nheaps; i++)
 			bench_heap(heaps[i], len);

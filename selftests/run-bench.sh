@@ -253,7 +253,7 @@ import sys
 
 up_log, our_log, out, plot = sys.argv[1:5]
 env = os.environ
-ORDER = ["memset", "udmabuf-create", "udmabuf-close", "alloc", "alloc-warm",
+ORDER = ["memset", "kzero", "udmabuf-create", "udmabuf-close", "alloc", "alloc-warm",
          "alloc-cold", "close", "touch", "sync", "steady"]
 line_re = re.compile(r"^@@ BENCH (\S+) (\S+) (\d+) (.*)$")
 sg_re = re.compile(r"^@@ SG (\S+) (\S+) (\d+) (.*)$")
@@ -486,7 +486,7 @@ series = []
 for who, res in (("upstream", up), ("ours", ours)):
     for (size, what, heap), cell in res.items():
         if cell[0] is None or what not in ("alloc", "alloc-warm",
-                                           "alloc-cold", "memset",
+                                           "alloc-cold", "memset", "kzero",
                                            "udmabuf-create"):
             continue
         # Upstream has no pool: its warm and cold rows are its alloc row.

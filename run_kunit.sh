@@ -17,6 +17,8 @@
 #                  helpers' suites and dma_heap_sync*
 #   kunit-hugetlb  -cpu max, hugetlb_cma=1G: dma_heap_cma_setup next to
 #                  hugetlb's CMA area
+#   kunit-smp      two CPUs (the others boot with one): dma_heap_stats,
+#                  whose threads then allocate in parallel
 #   kunit-i386     32-bit x86 with HIGHMEM4G (kunit/i386.config), all suites
 # Only the main boots (of each architecture) run when a filter is given.
 #
@@ -280,6 +282,19 @@ for arch in $KUNIT_ARCHES; do
 			result 1 "kunit-swiotlb: swiotlb=4096,force is set up"
 		else
 			result 0 "kunit-swiotlb: swiotlb=4096,force is set up (no \"software IO TLB:\" line or no swiotlb= on the command line)"
+		fi
+	fi
+	if [ $full = 1 ]; then
+		# The kernel is built for two CPUs and the other boots use one, so
+		# that the heaps' page counts are not spread over two CPUs' lists.
+		# Here the statistics' threads allocate and free in parallel.
+		expected=$RESULTS/kunit-smp.expected
+		expected_matching 'dma_heap_stats' >"$expected"
+		DMA_HEAPS_SMP=2 boot kunit-smp 300 "$expected" 'dma_heap_stats'
+		if grep -q 'smp: Brought up .* 2 CPUs' "$(console kunit-smp)"; then
+			result 1 "kunit-smp: two CPUs are up"
+		else
+			result 0 "kunit-smp: two CPUs are up (no \"smp: Brought up ... 2 CPUs\" line)"
 		fi
 	fi
 	times="$times x86_64: build $((t1 - t0))s, run $(($(date +%s) - t1))s;"

@@ -30,6 +30,6 @@ CONFIG_SERIAL_8250_CONSOLE=y''',
 					       ' cma=' +
 					       os.environ.get('DMA_HEAPS_CMA', '64M'),
 			   extra_qemu_params=['-bios', 'qboot.rom',
-					      '-m', '2048', '-smp', '2',
+					      '-m', '2048', '-smp', os.environ.get('DMA_HEAPS_SMP', '1'),
 					      '-accel', _accel] +
 					     (['-cpu', _cpu] if _cpu else []))

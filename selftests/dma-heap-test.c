@@ -1194,6 +1194,185 @@ static long drain_pools(void)
 }
 
 /*
+ * Statistics: every buffer is counted from its allocation to its release,
+ * in whole pages as the buffer's size says, and a refused request is
+ * counted by its errno.
+ */
+TEST_F(heap, stats_follow_the_buffers)
+{
+	const char *h = variant->heap;
+	size_t lens[3] = { BUF_LEN, ONE_MIB, BUF_LEN + 1 };
+	long bytes = heap_stat(h, "bytes");
+	long buffers = heap_stat(h, "buffers");
+	long einval = heap_stat(h, "failures/einval");
+	long sizes[3], sum = 0;
+	int fds[3], i;
+
+	ASSERT_LE(0, bytes) TH_LOG("no " HEAP_SYSFS "/%s/bytes", h);
+	for (i = 0; i < 3; i++) {
+		fds[i] = heap_alloc(self->heap_fd, lens[i]);
+		ASSERT_LE(0, fds[i]) TH_LOG("%zu bytes: %s", lens[i],
+					     strerror(-fds[i]));
+		sizes[i] = buf_size(fds[i]);
+		EXPECT_LE((long)lens[i], sizes[i]);
+		sum += sizes[i];
+	}
+	EXPECT_EQ(bytes + sum, heap_stat(h, "bytes"));
+	EXPECT_EQ(buffers + 3, heap_stat(h, "buffers"));
+	EXPECT_LE(bytes + sum, heap_stat(h, "peak_bytes"));
+
+	close(fds[1]);
+	EXPECT_EQ(bytes + sum - sizes[1], heap_stat(h, "bytes"));
+	EXPECT_EQ(buffers + 2, heap_stat(h, "buffers"));
+	close(fds[0]);
+	close(fds[2]);
+	EXPECT_EQ(bytes, heap_stat(h, "bytes"));
+	EXPECT_EQ(buffers, heap_stat(h, "buffers"));
+
+	EXPECT_EQ(-EINVAL, heap_alloc_flags(self->heap_fd, BUF_LEN,
+					    O_RDWR | O_CLOEXEC, 1ULL << 63));
+	EXPECT_EQ(einval + 1, heap_stat(h, "failures/einval"));
+}
+
+/* The PFN behind the touched page at @addr, from pagemap, or 0. */
+static uint64_t page_pfn(int pagemap, const void *addr)
+{
+	uint64_t e;
+
+	if (pread(pagemap, &e, sizeof(e),
+		  (uintptr_t)addr / page_size() * sizeof(e)) != sizeof(e))
+		return 0;
+	if (!(e >> 63))
+		return 0;
+	return e & ((1ULL << 55) - 1);
+}
+
+static const char *const heap_kinds[] = {
+	"system", "system-contig", "cma", "chunk", "carveout",
+};
+
+/*
+ * Properties, for every heap, against what an allocation gives: a
+ * contiguous heap's buffer is one run of physical pages (pagemap), a
+ * buffer reads as zero, and a page more than a bounded heap's size or a
+ * contiguous heap's largest segment is refused.
+ */
+TEST(properties_match_what_allocations_give)
+{
+	char *names[MAX_HEAPS], path[256], kind[32];
+	int n = find_heaps(names, MAX_HEAPS), i, pagemap;
+	const size_t pg = page_size();
+
+	ASSERT_LT(0, n);
+	pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, pagemap);
+	for (i = 0; i < n; i++) {
+		const char *h = names[i];
+		long contig = heap_stat(h, "contiguous");
+		long maxc = heap_stat(h, "max_contiguous");
+		long size = heap_stat(h, "size");
+		long bound = -1;
+		size_t len, j, at;
+		int heap, fd, k, known = 0;
+		unsigned char *p;
+		uint64_t pfn0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), HEAP_SYSFS "/%s/kind", h);
+		f = fopen(path, "r");
+		ASSERT_NE(NULL, f) TH_LOG("%s: no kind", h);
+		ASSERT_EQ(1, fscanf(f, "%31s", kind));
+		fclose(f);
+		for (k = 0; k < (int)(sizeof(heap_kinds) / sizeof(heap_kinds[0])); k++)
+			known |= !strcmp(kind, heap_kinds[k]);
+		EXPECT_TRUE(known) TH_LOG("%s: kind %s", h, kind);
+		EXPECT_TRUE(contig == 0 || contig == 1) TH_LOG("%s", h);
+		EXPECT_EQ(1, heap_stat(h, "cached")) TH_LOG("%s", h);
+		EXPECT_EQ(1, heap_stat(h, "zeroed")) TH_LOG("%s", h);
+		ASSERT_LT(0, maxc) TH_LOG("%s", h);
+		EXPECT_EQ(0, maxc % (long)pg) TH_LOG("%s", h);
+		if (size != -1)
+			EXPECT_LE(maxc, size) TH_LOG("%s", h);
+		TH_LOG("%s: kind %s, contiguous %ld, max_contiguous %ld, size %ld",
+		       h, kind, contig, maxc, size);
+
+		heap = heap_open(h);
+		ASSERT_LE(0, heap);
+		len = contig ? (size_t)maxc : 4 * ONE_MIB + 3 * pg;
+		if (len > 4 * ONE_MIB)
+			len = 4 * ONE_MIB;
+		fd = heap_alloc(heap, len);
+		ASSERT_LE(0, fd) TH_LOG("%s: %zu bytes: %s", h, len,
+					 strerror(-fd));
+		p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+		ASSERT_NE(MAP_FAILED, p);
+		EXPECT_TRUE(all_zero(p, len, &at)) TH_LOG("%s: byte %zu", h, at);
+		pfn0 = page_pfn(pagemap, p);
+		EXPECT_NE(0, pfn0) TH_LOG("%s: no pfn (not root?)", h);
+		for (j = 1; contig && pfn0 && j < len / pg; j++)
+			if (page_pfn(pagemap, p + j * pg) != pfn0 + j)
+				break;
+		if (contig)
+			EXPECT_EQ(len / pg, j) TH_LOG("%s: page %zu is not next to the one before", h, j);
+		munmap(p, len);
+		close(fd);
+
+		if (size != -1)
+			bound = size;
+		if (contig && (bound == -1 || maxc < bound))
+			bound = maxc;
+		if (bound != -1) {
+			fd = heap_alloc(heap, bound + pg);
+			EXPECT_TRUE(fd == -ENOMEM || fd == -EINVAL)
+				TH_LOG("%s: %ld bytes: %d", h, bound + (long)pg, fd);
+			if (fd >= 0)
+				close(fd);
+		}
+		close(heap);
+		free(names[i]);
+	}
+	close(pagemap);
+}
+
+/*
+ * dma-heap-info lists every heap with its kind and counters: what the
+ * README shows.
+ */
+TEST(dma_heap_info_lists_every_heap)
+{
+	char *names[MAX_HEAPS], line[512], kind[32], want[32], path[256];
+	int n = find_heaps(names, MAX_HEAPS), i, found[MAX_HEAPS] = { 0 };
+	FILE *f = popen("/tests/dma-heap-info", "r"), *k;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(line, sizeof(line), f));
+	EXPECT_EQ(0, strncmp(line, "NAME ", 5));
+	TH_LOG("%s", strtok(line, "\n"));
+	while (fgets(line, sizeof(line), f)) {
+		char name[64];
+
+		TH_LOG("%s", strtok(line, "\n"));
+		ASSERT_EQ(2, sscanf(line, "%63s %31s", name, kind));
+		for (i = 0; i < n; i++) {
+			if (strcmp(name, names[i]))
+				continue;
+			found[i]++;
+			snprintf(path, sizeof(path), HEAP_SYSFS "/%s/kind", name);
+			k = fopen(path, "r");
+			ASSERT_NE(NULL, k);
+			ASSERT_EQ(1, fscanf(k, "%31s", want));
+			fclose(k);
+			EXPECT_STREQ(want, kind);
+		}
+	}
+	EXPECT_EQ(0, pclose(f));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(1, found[i]) TH_LOG("%s", names[i]);
+		free(names[i]);
+	}
+}
+
+/*
  * system-contig: 4 MiB, x86's largest block, is one buffer; a page more can
  * never be had and is EINVAL, leaving no fd.
  */
@@ -1264,6 +1443,158 @@ static int write_long(const char *path, long val)
 	if (fclose(f) && !err)
 		err = -errno;
 	return err;
+}
+
+/*
+ * Memory cgroup accounting (dma_heap.mem_accounting): a child in a cgroup
+ * v2 with memory.max allocates 1 MiB system heap buffers until one fails
+ * or it has twice the limit, and reports what it got and what the cgroup
+ * was charged, with the buffers and after closing them.
+ */
+#define CGROUP_ROOT		"/sys/fs/cgroup"
+#define CGROUP_TEST		CGROUP_ROOT "/dma-heap-test"
+#define MEM_ACCOUNTING		"/sys/module/dma_heap/parameters/mem_accounting"
+#define MEMCG_MAX		(32 * ONE_MIB)
+#define MEMCG_SLACK		(4 * ONE_MIB)
+
+struct memcg_run {
+	long got;		/* bytes allocated before a failure */
+	int err;		/* the failure's errno, or 0 */
+	long held;		/* memory.current with the buffers */
+	long after;		/* memory.current once they are closed */
+};
+
+/* A "key value" line of a cgroup file, or -1. */
+static long cgroup_key(const char *file, const char *key)
+{
+	char path[256], k[64];
+	long v, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), CGROUP_TEST "/%s", file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", k, &v) == 2)
+		if (!strcmp(k, key))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+static void memcg_child(int out, long want)
+{
+	struct memcg_run r = { 0 };
+	int heap = heap_open("system"), fds[2 * MEMCG_MAX / ONE_MIB], n = 0;
+
+	if (heap < 0 || write_long(CGROUP_TEST "/cgroup.procs", 0))
+		_exit(2);
+	while (r.got < want) {
+		fds[n] = heap_alloc(heap, ONE_MIB);
+		if (fds[n] < 0) {
+			r.err = -fds[n];
+			break;
+		}
+		r.got += ONE_MIB;
+		n++;
+	}
+	r.held = read_long(CGROUP_TEST "/memory.current");
+	while (n)
+		close(fds[--n]);
+	r.after = read_long(CGROUP_TEST "/memory.current");
+	close(heap);
+	if (write(out, &r, sizeof(r)) != sizeof(r))
+		_exit(3);
+	_exit(0);
+}
+
+/* One child's run, with accounting @on; fails the test if it did not end. */
+static struct memcg_run memcg_run(struct __test_metadata *_metadata, int on,
+				  long want)
+{
+	struct memcg_run r = { -1, -1, -1, -1 };
+	int pipefd[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, write_long(MEM_ACCOUNTING, on));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(pipefd[0]);
+		memcg_child(pipefd[1], want);
+	}
+	close(pipefd[1]);
+	EXPECT_EQ(sizeof(r), read(pipefd[0], &r, sizeof(r)));
+	close(pipefd[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	/* Exited by itself: not killed, by the OOM killer or anything else. */
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("child status %#x", status);
+	TH_LOG("accounting %s: %ld MiB allocated (%s), charged %ld KiB with them, %ld KiB after",
+	       on ? "on" : "off", r.got / (long)ONE_MIB,
+	       r.err ? strerror(r.err) : "no failure", r.held / 1024,
+	       r.after / 1024);
+	return r;
+}
+
+TEST(memcg_charges_system_heap_buffers_when_accounting_is_on)
+{
+	long bytes = heap_stat("system", "bytes");
+	struct memcg_run r;
+	char was = 0;
+	FILE *f;
+
+	if (access(MEM_ACCOUNTING, W_OK))
+		SKIP(return, "no %s", MEM_ACCOUNTING);
+	if (access(CGROUP_ROOT "/cgroup.subtree_control", W_OK))
+		SKIP(return, "no cgroup v2 at %s", CGROUP_ROOT);
+	/* Off by default: a bool parameter reads Y or N. */
+	f = fopen(MEM_ACCOUNTING, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, " %c", &was));
+	fclose(f);
+	ASSERT_EQ('N', was);
+	f = fopen(CGROUP_ROOT "/cgroup.subtree_control", "w");
+	ASSERT_NE(NULL, f);
+	fputs("+memory", f);
+	ASSERT_EQ(0, fclose(f));
+	rmdir(CGROUP_TEST);
+	ASSERT_EQ(0, mkdir(CGROUP_TEST, 0755));
+	ASSERT_EQ(0, write_long(CGROUP_TEST "/memory.max", MEMCG_MAX));
+
+	/* Off: twice the limit is had and nothing of it is charged. */
+	r = memcg_run(_metadata, 0, 2 * MEMCG_MAX);
+	EXPECT_EQ(0, r.err);
+	EXPECT_EQ(2 * MEMCG_MAX, r.got);
+	EXPECT_GT(MEMCG_SLACK, r.held);
+
+	/*
+	 * On: ENOMEM at the limit, what was had is charged while held, and
+	 * the charge is returned on close although the chunks stay pooled.
+	 */
+	r = memcg_run(_metadata, 1, 2 * MEMCG_MAX);
+	EXPECT_EQ(ENOMEM, r.err);
+	EXPECT_LE(MEMCG_MAX - MEMCG_SLACK, r.got);
+	EXPECT_GE(MEMCG_MAX, r.got);
+	EXPECT_LE(r.got, r.held);
+	EXPECT_GT(MEMCG_SLACK, r.after);
+	TH_LOG("total_pools_kb %ld after the run", total_pools_kib());
+
+	/* Chunks from the pool are charged when a buffer takes them. */
+	r = memcg_run(_metadata, 1, MEMCG_MAX / 2);
+	EXPECT_EQ(0, r.err);
+	EXPECT_LE(r.got, r.held);
+	EXPECT_GT(MEMCG_SLACK, r.after);
+
+	/* No OOM for the heap's sake: the limit was met by failing. */
+	EXPECT_EQ(0, cgroup_key("memory.events", "oom"));
+	EXPECT_EQ(0, cgroup_key("memory.events", "oom_kill"));
+	EXPECT_LT(0, cgroup_key("memory.events", "max"));
+	EXPECT_EQ(bytes, heap_stat("system", "bytes"));
+
+	EXPECT_EQ(0, write_long(MEM_ACCOUNTING, 0));
+	EXPECT_EQ(0, rmdir(CGROUP_TEST));
 }
 
 #define CMA_CACHE_DEBUGFS "/sys/kernel/debug/dma_heap_cma_cache"
@@ -1599,11 +1930,13 @@ TEST_F_TIMEOUT(heap, concurrency_8_threads, 300)
 {
 	struct stress s = { .heap_fd = self->heap_fd };
 	pthread_t threads[STRESS_THREADS];
-	long before, after = 0, tolerance;
+	long before, after = 0, tolerance, bytes, buffers;
 	int i, fds, tries;
 	void *ret;
 
 	pthread_mutex_init(&s.lock, NULL);
+	bytes = heap_stat(variant->heap, "bytes");
+	buffers = heap_stat(variant->heap, "buffers");
 	fds = count_fds();
 	before = mem_available_kib();
 	for (i = 0; i < STRESS_THREADS; i++)
@@ -1617,6 +1950,9 @@ TEST_F_TIMEOUT(heap, concurrency_8_threads, 300)
 	EXPECT_EQ(0, s.errors) TH_LOG("%d errors, first: %s", s.errors,
 				      s.first_error);
 	EXPECT_EQ(fds, count_fds());
+	/* Every thread's buffers were counted in and out exactly. */
+	EXPECT_EQ(bytes, heap_stat(variant->heap, "bytes"));
+	EXPECT_EQ(buffers, heap_stat(variant->heap, "buffers"));
 	tolerance = s.bytes / 1024 / 10;
 	if (tolerance < MEM_TOLERANCE_KIB)
 		tolerance = MEM_TOLERANCE_KIB;

@@ -172,6 +172,18 @@ static inline long read_long(const char *path)
 	return val;
 }
 
+/* A heap's statistics and properties (sysfs-kernel-dma-heap). */
+#define HEAP_SYSFS	"/sys/kernel/dma_heap"
+
+/* A number from /sys/kernel/dma_heap/<heap>/<file>, or -1 without it. */
+static inline long heap_stat(const char *heap, const char *file)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), HEAP_SYSFS "/%s/%s", heap, file);
+	return read_long(path);
+}
+
 /*
  * What the heaps keep in pools (the system heap's zeroed and freed
  * chunks), in KiB: /sys/kernel/dma_heap/total_pools_kb, 0 without it.

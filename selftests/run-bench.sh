@@ -35,6 +35,10 @@
 #   BENCH_TIMEOUT=s       bound on each QEMU run (default 900)
 #   BENCH_MEM=MiB         guest memory (default 2048)
 #   BENCH_SMP=n           guest CPUs (default 2)
+#   BENCH_BASE=ref        compare ours with this commit of $KDIR instead of
+#                         upstream's heaps (tag debian), such as the series
+#                         without its last patch, to measure what that patch
+#                         costs; the base boot gets ours' arguments too
 #   SKIP_PREPARE=1        use $KDIR as it is (no scripts/prepare-tree.sh)
 #   DMA_HEAPS_ACCEL=tcg|kvm  skips the KVM probe
 set -eu
@@ -43,7 +47,7 @@ set -eu
 command=""
 for v in KDIR DMA_HEAPS_CACHE JOBS SKIP_PREPARE DMA_HEAPS_ACCEL BENCH_SIZES \
 	BENCH_ROUNDS BENCH_CMA BENCH_TIMEOUT BENCH_MEM BENCH_SMP BENCH_CACHE_MB BENCH_OUR_ARGS \
-	BENCH_TRACE BENCH_TRACE_COUNT BENCH_MAX_BUSY BENCH_ALLOW_BUSY; do
+	BENCH_TRACE BENCH_TRACE_COUNT BENCH_MAX_BUSY BENCH_ALLOW_BUSY BENCH_BASE; do
 	[ -z "${!v:-}" ] || command+="$v=$(printf '%q' "${!v}") "
 done
 command+=$(printf '%q' "$0")
@@ -105,11 +109,18 @@ if [ ! -e "$UP_SRC" ]; then
 	echo "bench: checking out tag debian of $KDIR in $UP_SRC"
 	git -C "$KDIR" worktree add -q --detach "$UP_SRC" debian
 fi
-debian=$(git -C "$KDIR" rev-parse 'debian^{commit}')
-[ "$(git -C "$UP_SRC" rev-parse HEAD)" = "$debian" ] ||
-	die "bench: $UP_SRC is not at tag debian: git -C $UP_SRC checkout --detach debian"
 [ -z "$(git -C "$UP_SRC" status --porcelain --untracked-files=no)" ] ||
 	die "bench: $UP_SRC has local changes"
+# The other side: upstream's heaps, or with BENCH_BASE a commit of ours,
+# checked out in the same worktree (its build then rebuilds what differs).
+BASE=${BENCH_BASE:-debian}
+UP_NAME=upstream
+[ "$BASE" = debian ] || UP_NAME=base
+want=$(git -C "$KDIR" rev-parse "$BASE^{commit}") || die "bench: no commit $BASE in $KDIR"
+if [ "$(git -C "$UP_SRC" rev-parse HEAD)" != "$want" ]; then
+	echo "bench: checking out $BASE in $UP_SRC"
+	git -C "$UP_SRC" checkout -q --detach "$want"
+fi
 
 # Configure and build one kernel and install its UAPI headers.  An option of
 # the fragment that the tree has but the result lacks is a missing
@@ -123,7 +134,7 @@ build() {
 }
 
 start=$(date +%s)
-build upstream "$UP_SRC" "$UP_B"
+build $UP_NAME "$UP_SRC" "$UP_B"
 build ours "$OUR_SRC" "$OUR_B"
 built=$(date +%s)
 
@@ -161,7 +172,7 @@ initramfs() {
 	} >"$b/initramfs.list"
 	"$OUR_B/gen_init_cpio" "$b/initramfs.list" >"$b/initramfs.cpio"
 }
-initramfs upstream "$UP_B"
+initramfs $UP_NAME "$UP_B"
 initramfs ours "$OUR_B"
 
 accel=$(qemu_accel)
@@ -211,7 +222,7 @@ boot() {
 	mkdir -p "$run"
 	: >"$run/console.log"
 	: >"$run/bench.log"
-	[ "$name" != ours ] || cmdline+=" $OUR_ARGS"
+	[ "$name" = upstream ] || cmdline+=" $OUR_ARGS"
 	wait_idle "$name"
 	busy=busy_$name
 	echo "bench: booting the $name kernel under QEMU ($accel, timeout ${TIMEOUT}s, host ${!busy}% busy)"
@@ -234,7 +245,7 @@ mkdir -p "$RESULTS"
 rm -f "$RESULTS/bench.md"
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 date=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-boot upstream "$UP_B"
+boot $UP_NAME "$UP_B"
 boot ours "$OUR_B"
 end=$(date +%s)
 
@@ -243,8 +254,9 @@ BENCH_COMMAND=$command BENCH_DATE=$date \
 BENCH_ACCEL=$accel BENCH_QEMU="${qemu[*]} -kernel bzImage -initrd initramfs.cpio" \
 BENCH_CMDLINE=$CMDLINE BENCH_ROUNDS=$ROUNDS BENCH_LOAD=$load \
 BENCH_OUR_ARGS="$OUR_ARGS" \
-BENCH_BUSY="upstream ${busy_upstream:-?}%, ours ${busy_ours:-?}%" \
-BENCH_UP_DESC="$UP_SRC (tag debian, $(git -C "$UP_SRC" rev-parse --short HEAD))" \
+BENCH_BUSY="$UP_NAME $(eval echo "\${busy_$UP_NAME:-?}")%, ours ${busy_ours:-?}%" \
+BENCH_UP_NAME=$UP_NAME \
+BENCH_UP_DESC="$UP_SRC ($BASE, $(git -C "$UP_SRC" rev-parse --short HEAD))" \
 BENCH_OUR_DESC="$OUR_SRC ($(git -C "$OUR_SRC" describe --tags --always --dirty 2>/dev/null || echo '?'))" \
 python3 - "$UP_B/run/bench.log" "$OUR_B/run/bench.log" "$RESULTS/bench.md" "$RESULTS/bench-plot" <<'EOF'
 import os
@@ -327,13 +339,14 @@ md.append("- accel: %s; load average before the boots: %s; host CPUs "
 md.append("- QEMU: `%s`" % env["BENCH_QEMU"])
 md.append("- kernel command line: `%s`, and for ours `%s`"
           % (env["BENCH_CMDLINE"], env["BENCH_OUR_ARGS"]))
-md.append("- upstream: %s, uname -r %s" % (env["BENCH_UP_DESC"], up_boot))
+UP = env["BENCH_UP_NAME"]
+md.append("- %s: %s, uname -r %s" % (UP, env["BENCH_UP_DESC"], up_boot))
 md.append("- ours: %s, uname -r %s" % (env["BENCH_OUR_DESC"], our_boot))
 md.append("- times: median and 99th percentile (the slowest round below 100 "
           "rounds) of %s rounds after a warm-up, in ms; lower is faster; "
-          "x: upstream's median over ours" % env["BENCH_ROUNDS"])
+          "x: %s's median over ours" % (env["BENCH_ROUNDS"], UP))
 md.append("")
-md.append("| what | heap | size | upstream p50 | ours p50 | x | upstream p99 | ours p99 |")
+md.append("| what | heap | size | %s p50 | ours p50 | x | %s p99 | ours p99 |" % (UP, UP))
 md.append("|------|------|-----:|-------------:|---------:|--:|-------------:|---------:|")
 for k in sorted(set(up) | set(ours), key=key):
     size, what, heap = k
@@ -359,7 +372,7 @@ if up_sg or our_sg:
               "from the heap (a kprobe event; dma-heap-bench -S); fewer is "
               "better for a device.")
     md.append("")
-    md.append("| heap | size | upstream | ours |")
+    md.append("| heap | size | %s | ours |" % UP)
     md.append("|------|-----:|---------:|-----:|")
     for size, heap in sorted(set(up_sg) | set(our_sg),
                              key=lambda k: (k[1], k[0])):
@@ -465,7 +478,7 @@ def trace_table(who, path):
     return out
 
 
-tr = trace_table("upstream", up_log) + trace_table("ours", our_log)
+tr = trace_table(UP, up_log) + trace_table("ours", our_log)
 if tr:
     md.append("")
     md.append("## Where cma_alloc() spends its time")
@@ -483,7 +496,7 @@ print("\n".join(md))
 # The plot's data: one file per series, "size_kib median_ms" lines.
 os.makedirs(plot, exist_ok=True)
 series = []
-for who, res in (("upstream", up), ("ours", ours)):
+for who, res in ((UP, up), ("ours", ours)):
     for (size, what, heap), cell in res.items():
         if cell[0] is None or what not in ("alloc", "alloc-warm",
                                            "alloc-cold", "memset", "kzero",

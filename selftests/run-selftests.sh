@@ -70,7 +70,7 @@ mkdir -p "$T"
 make -s -C "$SRC/tools/testing/selftests/dmabuf-heaps" OUTPUT="$T" \
 	KHDR_INCLUDES="-isystem $B/hdr/include" </dev/null ||
 	fail_setup "building upstream's dmabuf-heap failed"
-for t in dma-heap-seed dma-heap-test; do
+for t in dma-heap-seed dma-heap-test dma-heap-info; do
 	gcc -static -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 		-Wno-clobbered -isystem "$B/hdr/include" \
 		-I"$SRC/tools/testing/selftests" -o "$T/$t" "$HERE/$t.c" -lpthread ||
@@ -93,6 +93,8 @@ readelf -l "$busybox" | grep -q INTERP && fail_setup "$busybox is not static (bu
 	echo "$TESTS" | tr ' ' '\n' | sed '/^$/d' >"$B/tests.list"
 	echo "file /tests/list $B/tests.list 0644 0 0"
 	for t in $TESTS; do echo "file /tests/$t $T/$t 0755 0 0"; done
+	# The heap lister, which dma-heap-test runs and checks.
+	echo "file /tests/dma-heap-info $T/dma-heap-info 0755 0 0"
 } >"$B/initramfs.list"
 "$B/gen_init_cpio" "$B/initramfs.list" >"$B/initramfs.cpio"
 

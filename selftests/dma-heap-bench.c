@@ -102,7 +102,6 @@
 #define CMA_CACHE_DEBUGFS "/sys/kernel/debug/dma_heap_cma_cache"
 #define MAX_TRACE	64
 #define VGEM_DEV	"/dev/dri/card0"
-#define TRACE_FILE	"/sys/kernel/tracing/trace"
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *label;
@@ -577,43 +576,10 @@ static void trace_loop(char **heaps, int nheaps, size_t len, int n)
 	}
 }
 
-/*
- * The orig_nents of the last sg_table that the kprobe event dmaheap_sg
- * recorded in the trace since it was cleared, or -errno.
- */
-static long last_sg_entries(void)
-{
-	static char buf[1 << 16];
-	long entries = -ENOENT;
-	size_t got = 0;
-	ssize_t n;
-	char *p;
-	int fd;
-
-	fd = open(TRACE_FILE, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	while (got < sizeof(buf) - 1 &&
-	       (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
-		got += n;
-	close(fd);
-	buf[got] = '\0';
-	for (p = buf; (p = strstr(p, "dmaheap_sg:")); p++) {
-		char *o = strstr(p, " orig=");
-		char *eol = strchr(p, '\n');
-
-		if (o && (!eol || o < eol))
-			entries = strtol(o + 6, NULL, 0);
-	}
-	return entries;
-}
-
 /* The sg entries of one buffer of @len from @heap, imported into vgem. */
 static void sg_entries(int drm_fd, const char *heap, size_t len)
 {
-	struct drm_prime_handle prime = { .flags = 0 };
-	struct drm_gem_close gem_close = { 0 };
-	int heap_fd, fd, trace_fd, err = 0;
+	int heap_fd, fd, err = 0;
 	long entries = -ENOENT;
 
 	heap_fd = heap_open(heap);
@@ -627,23 +593,7 @@ static void sg_entries(int drm_fd, const char *heap, size_t len)
 		err = -fd;
 		goto out;
 	}
-	/* Writing nothing to the trace file with O_TRUNC clears it. */
-	trace_fd = open(TRACE_FILE, O_WRONLY | O_TRUNC);
-	if (trace_fd < 0) {
-		err = errno;
-		close(fd);
-		goto out;
-	}
-	close(trace_fd);
-	prime.fd = fd;
-	if (ioctl(drm_fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime)) {
-		err = errno;
-		close(fd);
-		goto out;
-	}
-	entries = last_sg_entries();
-	gem_close.handle = prime.handle;
-	ioctl(drm_fd, DRM_IOCTL_GEM_CLOSE, &gem_close);
+	entries = dmabuf_sg_entries(drm_fd, fd);
 	close(fd);
 	if (entries < 0)
 		err = -entries;

@@ -87,14 +87,32 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char * const *)a, *(char * const *)b);
 }
 
+/* The columns after NAME: a file of the heap's directory each. */
+static const struct {
+	const char *head;
+	const char *file;
+	int width;
+	int is_size;
+} cols[] = {
+	{ "KIND", "kind", -13, 0 },
+	{ "CONTIG", "contiguous", 6, 0 },
+	{ "MAXSEG", "max_contiguous", 8, 1 },
+	{ "CACHED", "cached", 6, 0 },
+	{ "ZEROED", "zeroed", 6, 0 },
+	{ "SIZE", "size", 8, 1 },
+	{ "USED", "bytes", 8, 1 },
+	{ "BUFFERS", "buffers", 7, 0 },
+	{ "PEAK", "peak_bytes", 8, 1 },
+	{ "POOL", "pool_bytes", 8, 1 },
+};
+
+static const char *const failures[] = { "einval", "enomem", "eintr", "other" };
+
 int main(int argc, char **argv)
 {
-	char kind[32], contig[8], maxc[24], cached[8], zeroed[8], size[24];
-	char bytes[24], buffers[24], peak[24], pool[24];
-	char einval[24], enomem[24], eintr[24], other[24];
-	char *names[MAX_HEAPS];
+	char *names[MAX_HEAPS], val[64], file[32];
 	struct dirent *de;
-	int n = 0, i, opt, rc = 0;
+	int n = 0, i, c, opt, rc = 0;
 	DIR *d;
 
 	while ((opt = getopt(argc, argv, "b")) != -1) {
@@ -116,35 +134,33 @@ int main(int argc, char **argv)
 	closedir(d);
 	qsort(names, n, sizeof(names[0]), cmp_name);
 
-	printf("%-20s %-13s %6s %8s %6s %6s %8s %8s %7s %8s %8s %s\n",
-	       "NAME", "KIND", "CONTIG", "MAXSEG", "CACHED", "ZEROED",
-	       "SIZE", "USED", "BUFFERS", "PEAK", "POOL",
-	       "FAILED(EINVAL/ENOMEM/EINTR/OTHER)");
+	printf("%-20s", "NAME");
+	for (c = 0; c < (int)(sizeof(cols) / sizeof(cols[0])); c++)
+		printf(" %*s", cols[c].width, cols[c].head);
+	printf(" FAILED(EINVAL/ENOMEM/EINTR/OTHER)\n");
 	for (i = 0; i < n; i++) {
 		const char *h = names[i];
 
-		if (heap_file(h, "kind", kind, sizeof(kind))) {
+		if (heap_file(h, "kind", val, sizeof(val))) {
 			fprintf(stderr, "%s: no %s/%s/kind\n", h, HEAP_SYSFS,
 				h);
 			rc = 1;
 			continue;
 		}
-		fmt_text(h, "contiguous", contig, sizeof(contig));
-		fmt_size(h, "max_contiguous", maxc, sizeof(maxc));
-		fmt_text(h, "cached", cached, sizeof(cached));
-		fmt_text(h, "zeroed", zeroed, sizeof(zeroed));
-		fmt_size(h, "size", size, sizeof(size));
-		fmt_size(h, "bytes", bytes, sizeof(bytes));
-		fmt_text(h, "buffers", buffers, sizeof(buffers));
-		fmt_size(h, "peak_bytes", peak, sizeof(peak));
-		fmt_size(h, "pool_bytes", pool, sizeof(pool));
-		fmt_text(h, "failures/einval", einval, sizeof(einval));
-		fmt_text(h, "failures/enomem", enomem, sizeof(enomem));
-		fmt_text(h, "failures/eintr", eintr, sizeof(eintr));
-		fmt_text(h, "failures/other", other, sizeof(other));
-		printf("%-20s %-13s %6s %8s %6s %6s %8s %8s %7s %8s %8s %s/%s/%s/%s\n",
-		       h, kind, contig, maxc, cached, zeroed, size, bytes,
-		       buffers, peak, pool, einval, enomem, eintr, other);
+		printf("%-20s", h);
+		for (c = 0; c < (int)(sizeof(cols) / sizeof(cols[0])); c++) {
+			if (cols[c].is_size)
+				fmt_size(h, cols[c].file, val, sizeof(val));
+			else
+				fmt_text(h, cols[c].file, val, sizeof(val));
+			printf(" %*s", cols[c].width, val);
+		}
+		for (c = 0; c < 4; c++) {
+			snprintf(file, sizeof(file), "failures/%s", failures[c]);
+			fmt_text(h, file, val, sizeof(val));
+			printf("%s%s", c ? "/" : " ", val);
+		}
+		printf("\n");
 	}
 	for (i = 0; i < n; i++)
 		free(names[i]);

@@ -14,36 +14,6 @@
 #include "kselftest_harness.h"
 #include "dma-heap-util.h"
 
-static int is_vgem(int fd)
-{
-	char name[5] = {};
-	struct drm_version version = {
-		.name_len = 4,
-		.name = name,
-	};
-
-	if (ioctl(fd, DRM_IOCTL_VERSION, &version) || version.name_len != 4)
-		return 0;
-	return !strcmp(name, "vgem");
-}
-
-static int open_vgem(void)
-{
-	char path[64];
-	int i, fd;
-
-	for (i = 0; i < 16; i++) {
-		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (is_vgem(fd))
-			return fd;
-		close(fd);
-	}
-	return -1;
-}
-
 FIXTURE(seed) {
 	int heap_fd;
 	int buf_fd;

@@ -1234,48 +1234,38 @@ TEST_F(heap, stats_follow_the_buffers)
 	EXPECT_EQ(einval + 1, heap_stat(h, "failures/einval"));
 }
 
-/* The PFN behind the touched page at @addr, from pagemap, or 0. */
-static uint64_t page_pfn(int pagemap, const void *addr)
-{
-	uint64_t e;
-
-	if (pread(pagemap, &e, sizeof(e),
-		  (uintptr_t)addr / page_size() * sizeof(e)) != sizeof(e))
-		return 0;
-	if (!(e >> 63))
-		return 0;
-	return e & ((1ULL << 55) - 1);
-}
-
 static const char *const heap_kinds[] = {
 	"system", "system-contig", "cma", "chunk", "carveout",
 };
 
 /*
- * Properties, for every heap, against what an allocation gives: a
- * contiguous heap's buffer is one run of physical pages (pagemap), a
- * buffer reads as zero, and a page more than a bounded heap's size or a
- * contiguous heap's largest segment is refused.
+ * Properties, for every heap, against what an allocation gives, as an
+ * importer (vgem) sees it: a contiguous heap's buffer is one scatterlist
+ * entry, no entry is longer than max_contiguous, a buffer reads as zero,
+ * and a page more than a bounded heap's size or a contiguous heap's
+ * largest segment is refused.
  */
 TEST(properties_match_what_allocations_give)
 {
 	char *names[MAX_HEAPS], path[256], kind[32];
-	int n = find_heaps(names, MAX_HEAPS), i, pagemap;
+	int n = find_heaps(names, MAX_HEAPS), i, vgem, err;
 	const size_t pg = page_size();
 
 	ASSERT_LT(0, n);
-	pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, pagemap);
+	vgem = open_vgem();
+	ASSERT_LE(0, vgem) TH_LOG("no vgem in /dev/dri");
+	err = sg_probe_setup();
+	ASSERT_EQ(0, err) TH_LOG("kprobe event dmaheap_sg: %s", strerror(-err));
 	for (i = 0; i < n; i++) {
 		const char *h = names[i];
 		long contig = heap_stat(h, "contiguous");
 		long maxc = heap_stat(h, "max_contiguous");
 		long size = heap_stat(h, "size");
 		long bound = -1;
-		size_t len, j, at;
+		size_t len, at;
 		int heap, fd, k, known = 0;
 		unsigned char *p;
-		uint64_t pfn0;
+		long entries;
 		FILE *f;
 
 		snprintf(path, sizeof(path), HEAP_SYSFS "/%s/kind", h);
@@ -1307,14 +1297,14 @@ TEST(properties_match_what_allocations_give)
 		p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 		ASSERT_NE(MAP_FAILED, p);
 		EXPECT_TRUE(all_zero(p, len, &at)) TH_LOG("%s: byte %zu", h, at);
-		pfn0 = page_pfn(pagemap, p);
-		EXPECT_NE(0, pfn0) TH_LOG("%s: no pfn (not root?)", h);
-		for (j = 1; contig && pfn0 && j < len / pg; j++)
-			if (page_pfn(pagemap, p + j * pg) != pfn0 + j)
-				break;
-		if (contig)
-			EXPECT_EQ(len / pg, j) TH_LOG("%s: page %zu is not next to the one before", h, j);
 		munmap(p, len);
+		entries = dmabuf_sg_entries(vgem, fd);
+		ASSERT_LT(0, entries) TH_LOG("%s: %s", h, strerror(-entries));
+		TH_LOG("%s: %zu bytes in %ld entries", h, len, entries);
+		if (contig)
+			EXPECT_EQ(1, entries) TH_LOG("%s", h);
+		/* Entries of at most max_contiguous: at least this many. */
+		EXPECT_LE((long)((len + maxc - 1) / maxc), entries) TH_LOG("%s", h);
 		close(fd);
 
 		if (size != -1)
@@ -1331,7 +1321,7 @@ TEST(properties_match_what_allocations_give)
 		close(heap);
 		free(names[i]);
 	}
-	close(pagemap);
+	close(vgem);
 }
 
 /*

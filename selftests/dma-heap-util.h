@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <drm/drm.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 
@@ -170,6 +171,125 @@ static inline long read_long(const char *path)
 		val = -1;
 	fclose(f);
 	return val;
+}
+
+/* vgem, the DRM driver without hardware that imports dma-bufs. */
+static inline int is_vgem(int fd)
+{
+	char name[5] = {};
+	struct drm_version version = {
+		.name_len = 4,
+		.name = name,
+	};
+
+	if (ioctl(fd, DRM_IOCTL_VERSION, &version) || version.name_len != 4)
+		return 0;
+	return !strcmp(name, "vgem");
+}
+
+static inline int open_vgem(void)
+{
+	char path[64];
+	int i, fd;
+
+	for (i = 0; i < 16; i++) {
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (is_vgem(fd))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/*
+ * The scatterlist entries of a dma-buf as an importer gets them: the
+ * orig_nents of the sg_table that dma_buf_map_attachment() returns when
+ * vgem imports it, which the kprobe event dmaheap_sg records:
+ *
+ *   r:dmaheap_sg dma_buf_map_attachment nents=+8($retval):u32
+ *     orig=+12($retval):u32
+ *
+ * set up in tracefs by sg_probe_setup().  Returns the entries, or -errno.
+ */
+#define TRACEFS		"/sys/kernel/tracing"
+#define TRACE_FILE	TRACEFS "/trace"
+
+static inline int sg_probe_setup(void)
+{
+	static const char ev[] = "r:dmaheap_sg dma_buf_map_attachment "
+				 "nents=+8($retval):u32 orig=+12($retval):u32\n";
+	int fd, err = 0;
+
+	if (!access(TRACEFS "/events/kprobes/dmaheap_sg/enable", W_OK))
+		goto enable;
+	fd = open(TRACEFS "/kprobe_events", O_WRONLY | O_APPEND);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, ev, sizeof(ev) - 1) != (ssize_t)sizeof(ev) - 1)
+		err = -errno;
+	close(fd);
+	if (err)
+		return err;
+enable:
+	fd = open(TRACEFS "/events/kprobes/dmaheap_sg/enable", O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "1", 1) != 1)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The orig_nents the last dmaheap_sg event in the trace recorded, or -errno. */
+static inline long last_sg_entries(void)
+{
+	static char buf[1 << 16];
+	long entries = -ENOENT;
+	size_t got = 0;
+	ssize_t n;
+	char *p;
+	int fd;
+
+	fd = open(TRACE_FILE, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	while (got < sizeof(buf) - 1 &&
+	       (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = '\0';
+	for (p = buf; (p = strstr(p, "dmaheap_sg:")); p++) {
+		char *o = strstr(p, " orig=");
+		char *eol = strchr(p, '\n');
+
+		if (o && (!eol || o < eol))
+			entries = strtol(o + 6, NULL, 0);
+	}
+	return entries;
+}
+
+/* Import @buf_fd into vgem (@drm_fd) and count its entries; -errno. */
+static inline long dmabuf_sg_entries(int drm_fd, int buf_fd)
+{
+	struct drm_prime_handle prime = { .fd = buf_fd };
+	struct drm_gem_close gem_close = { 0 };
+	long entries;
+	int fd;
+
+	/* Writing nothing to the trace file with O_TRUNC clears it. */
+	fd = open(TRACE_FILE, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	if (ioctl(drm_fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime))
+		return -errno;
+	entries = last_sg_entries();
+	gem_close.handle = prime.handle;
+	ioctl(drm_fd, DRM_IOCTL_GEM_CLOSE, &gem_close);
+	return entries;
 }
 
 /* A heap's statistics and properties (sysfs-kernel-dma-heap). */

@@ -12,6 +12,7 @@ mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 [ -c /dev/ttyS1 ] && exec >/dev/ttyS1 2>&1 </dev/null
 
 echo "@@ BOOT $(uname -r)"

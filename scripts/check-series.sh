@@ -30,8 +30,9 @@ mkdir -p "$stamps"
 key=$( { git rev-parse HEAD; gcc --version | head -n 1; cat "$frag" \
 	"$REPO/docs/checkpatch-exceptions" "$0"; } | sha256sum | cut -c1-64)
 
+base=$(git rev-parse HEAD)
 echo "TAP version 13"
-echo "1..$((2 * $#))"
+echo "1..$((2 * $# + 3))"
 n=0
 fail=0
 for patch in "$@"; do
@@ -83,4 +84,54 @@ for patch in "$@"; do
 		fail=1
 	fi
 done
+
+# After the last patch: kernel-doc, sparse and W=1 over the files the series
+# touches.  6.1's kernel-doc has no -Wall; -v adds the warnings for missing
+# return descriptions, and every other warning it has is on by default.
+static_checks() {
+	local files
+	files=$(git diff --name-only "$base" HEAD -- '*.c' '*.h')
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	out=$(./scripts/kernel-doc -none -v $files 2>&1 | grep -v ': info: ')
+	if [ -n "$files" ] && [ -z "$out" ]; then
+		echo "ok $n - kernel-doc -none -v: no warning in $(wc -w <<<"$files") files"
+	else
+		echo "not ok $n - kernel-doc -none -v: warnings"
+		head -n 30 <<<"$out" | sed 's/^/# /'
+		fail=1
+	fi
+	# C=2 checks every file of the directory, built or not; W=1 rebuilds.
+	# GCC names its warning's option ("[-W...]"), sparse does not; W=1's
+	# kernel-doc gives no column.
+	out=$(make -s ARCH=x86_64 O="$KUNIT_BUILD" "$(cc_make_opt)" -j"$JOBS" \
+		C=2 W=1 drivers/dma-buf/ 2>&1)
+	rc=$?
+	n=$((n + 1))
+	if [ $rc = 0 ] && ! grep -E ':[0-9]+:[0-9]+: (warning|error):' <<<"$out" |
+		grep -vq '\[-W'; then
+		echo "ok $n - sparse (make C=2) on drivers/dma-buf/: no warning"
+	else
+		echo "not ok $n - sparse (make C=2) on drivers/dma-buf/: warnings"
+		head -n 30 <<<"$out" | sed 's/^/# /'
+		fail=1
+	fi
+	n=$((n + 1))
+	if [ $rc = 0 ] && ! grep -Eq 'warning:.*\[-W|^[^ :]+:[0-9]+: warning:' <<<"$out"; then
+		echo "ok $n - make W=1 drivers/dma-buf/: no warning"
+	else
+		echo "not ok $n - make W=1 drivers/dma-buf/: warnings"
+		grep -E -A3 'warning:.*\[-W|^[^ :]+:[0-9]+: warning:' <<<"$out" |
+			head -n 30 | sed 's/^/# /'
+		fail=1
+	fi
+}
+if [ $n = $((2 * $#)) ]; then
+	static_checks
+else
+	for t in kernel-doc sparse W=1; do
+		n=$((n + 1))
+		echo "not ok $n - $t: the series did not apply"
+	done
+fi
 exit $fail

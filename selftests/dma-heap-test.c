@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1433,6 +1434,78 @@ static int write_long(const char *path, long val)
 	if (fclose(f) && !err)
 		err = -errno;
 	return err;
+}
+
+#define FD_LIMIT_ROOM	8
+
+/* A number from a sysfs file already open, read from its start; -1 on error. */
+static long pread_long(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+/*
+ * The fd limit (RLIMIT_NOFILE) reached: with room for FD_LIMIT_ROOM more
+ * fds, that many buffers are had and the next is EMFILE, with no buffer
+ * made even for a moment (the heap's peak, reset, does not move), and once
+ * they are closed every byte is back.  The heap's sysfs files are opened
+ * before the limit is reached: at it, no file can be opened.
+ */
+TEST_F(heap, fd_limit_reached_is_emfile_and_leaks_nothing)
+{
+	static const char *const names[3] = { "bytes", "buffers", "peak_bytes" };
+	int fds[FD_LIMIT_ROOM], stat[3], lowest, i, fd;
+	long bytes, buffers, size;
+	struct rlimit old, lim;
+	char path[256];
+
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), HEAP_SYSFS "/%s/%s", variant->heap,
+			 names[i]);
+		stat[i] = open(path, i == 2 ? O_RDWR : O_RDONLY);
+		ASSERT_LE(0, stat[i]) TH_LOG("%s: %s", path, strerror(errno));
+	}
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &old));
+	/* Every fd below the lowest free one is open. */
+	lowest = dup(0);
+	ASSERT_LE(0, lowest);
+	close(lowest);
+	bytes = pread_long(stat[0]);
+	buffers = pread_long(stat[1]);
+	lim = old;
+	lim.rlim_cur = lowest + FD_LIMIT_ROOM;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &lim));
+
+	for (i = 0; i < FD_LIMIT_ROOM; i++) {
+		fds[i] = heap_alloc(self->heap_fd, BUF_LEN);
+		if (fds[i] < 0)
+			break;
+	}
+	EXPECT_EQ(FD_LIMIT_ROOM, i) TH_LOG("buffer %d: %s", i, strerror(-fds[i]));
+	size = i ? buf_size(fds[0]) : 0;
+	/* The peak, reset, is what is allocated now. */
+	EXPECT_EQ(2, pwrite(stat[2], "0\n", 2, 0));
+	fd = heap_alloc(self->heap_fd, BUF_LEN);
+	EXPECT_EQ(-EMFILE, fd);
+	if (fd >= 0)
+		close(fd);
+	EXPECT_EQ(bytes + i * size, pread_long(stat[0]));
+	EXPECT_EQ(buffers + i, pread_long(stat[1]));
+	EXPECT_EQ(bytes + i * size, pread_long(stat[2]));
+
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &old));
+	while (i--)
+		close(fds[i]);
+	EXPECT_EQ(bytes, pread_long(stat[0]));
+	EXPECT_EQ(buffers, pread_long(stat[1]));
+	for (i = 0; i < 3; i++)
+		close(stat[i]);
 }
 
 /*

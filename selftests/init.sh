@@ -45,7 +45,8 @@ echo "@@ DRI $(ls /dev/dri 2>/dev/null | tr '\n' ' ')"
 cd /tmp || exit 1
 for t in $(cat /tests/list); do
 	echo "@@ BEGIN $t $(date +%s)"
-	"/tests/$t"
+	# shellcheck disable=SC2046
+	"/tests/$t" $(cat "/tests/$t.args" 2>/dev/null)
 	echo "@@ END $t rc=$? $(date +%s)"
 done
 
@@ -60,6 +61,15 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo "@@ END kmemleak rc=0 $(date +%s)"
 else
 	echo "@@ END kmemleak rc=1 $(date +%s)"
+fi
+# The gcov data of our objects (scripts/coverage.sh), base64 between
+# markers that scripts/gcov-extract.py reads.
+if [ -d /sys/kernel/debug/gcov ]; then
+	for f in $(find /sys/kernel/debug/gcov -name '*.gcda'); do
+		echo "@@ GCDA ${f#/sys/kernel/debug/gcov}"
+		base64 "$f"
+		echo "@@ GCDA-END"
+	done
 fi
 echo "@@ MEMINFO $(grep -E 'MemAvailable|CmaFree' /proc/meminfo | tr -s ' \n' ' ')"
 echo "@@ DONE"

@@ -139,6 +139,8 @@ def main():
     ap.add_argument("--heaps", default="")
     ap.add_argument("--faults", type=int, default=0,
                     help="1: the kernel has fault injection; /init must set it up")
+    ap.add_argument("--gcov", type=int, default=0,
+                    help="1: the kernel has gcov; /init must write its data out")
     ap.add_argument("--qemu-rc", type=int, default=0)
     ap.add_argument("--timeout", type=int, default=0)
     ap.add_argument("tests_log")
@@ -186,6 +188,10 @@ def main():
         tap.comment("\n".join(leaks[:200]))
     tap.result(rc == 0 and not leaks,
                "kmemleak: report empty" if rc == 0 else "kmemleak: no report")
+
+    if a.gcov:
+        n = sum(1 for line in read(a.tests_log) if line.startswith("@@ GCDA "))
+        tap.result(n > 0, f"gcov: data of {n} objects written out")
 
     bad, _ = bad_lines(console)
     if bad:

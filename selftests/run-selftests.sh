@@ -16,7 +16,9 @@
 #   SELFTEST_TIMEOUT=s    bound on the QEMU run (default 1800)
 #   SELFTEST_MEM=MiB      guest memory (default 3072: 1 GiB of it is hugetlb_cma)
 #   SELFTEST_SMP=n        guest CPUs (default 2)
-#   SELFTEST_TESTS="..."  which binaries to run (default all three)
+#   SELFTEST_TESTS="..."  which binaries to run (default all four)
+#   SELFTEST_FUZZ="..."   dma-heap-fuzz's arguments (default none: seed 1,
+#                         5000 iterations), e.g. "-s 7 -n 200000
 #   DMA_HEAPS_ACCEL=tcg|kvm  skips the KVM probe
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
@@ -26,7 +28,8 @@ B=$SELFTEST_BUILD
 TIMEOUT=${SELFTEST_TIMEOUT:-1800}
 MEM=${SELFTEST_MEM:-3072}
 SMP=${SELFTEST_SMP:-2}
-TESTS=${SELFTEST_TESTS:-"dmabuf-heap dma-heap-seed dma-heap-test"}
+TESTS=${SELFTEST_TESTS:-"dmabuf-heap dma-heap-seed dma-heap-test dma-heap-fuzz"}
+FUZZ=${SELFTEST_FUZZ:-}
 HERE=$REPO/selftests
 RUN=$B/run
 # hugetlb_cma=1G: a CMA area for gigantic pages (x86 reserves it only with
@@ -59,7 +62,8 @@ start=$(date +%s)
 # that this tree has but the result lacks means a dependency is missing;
 # one that the tree does not have yet (a heap still being written) is noted.
 echo "selftest: building the kernel in $B"
-build_small_kernel "$SRC" "$B" "$HERE/kernel.config" ||
+# shellcheck disable=SC2046
+build_small_kernel "$SRC" "$B" "$HERE/kernel.config" $(gcov_make_vars) ||
 	fail_setup "kernel build failed (kernel.config, bzImage or headers_install)"
 built=$(date +%s)
 
@@ -70,7 +74,7 @@ mkdir -p "$T"
 make -s -C "$SRC/tools/testing/selftests/dmabuf-heaps" OUTPUT="$T" \
 	KHDR_INCLUDES="-isystem $B/hdr/include" </dev/null ||
 	fail_setup "building upstream's dmabuf-heap failed"
-for t in dma-heap-seed dma-heap-test dma-heap-info; do
+for t in dma-heap-seed dma-heap-test dma-heap-info dma-heap-fuzz; do
 	gcc -static -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 		-Wno-clobbered -isystem "$B/hdr/include" \
 		-I"$SRC/tools/testing/selftests" -o "$T/$t" "$HERE/$t.c" -lpthread ||
@@ -93,6 +97,9 @@ readelf -l "$busybox" | grep -q INTERP && fail_setup "$busybox is not static (bu
 	echo "$TESTS" | tr ' ' '\n' | sed '/^$/d' >"$B/tests.list"
 	echo "file /tests/list $B/tests.list 0644 0 0"
 	for t in $TESTS; do echo "file /tests/$t $T/$t 0755 0 0"; done
+	# A binary's arguments, if any, in /tests/<name>.args.
+	echo "$FUZZ" >"$B/fuzz.args"
+	echo "file /tests/dma-heap-fuzz.args $B/fuzz.args 0644 0 0"
 	# The heap lister, which dma-heap-test runs and checks.
 	echo "file /tests/dma-heap-info $T/dma-heap-info 0755 0 0"
 } >"$B/initramfs.list"
@@ -126,11 +133,17 @@ grep -q '^CONFIG_DMABUF_HEAPS_CARVEOUT=y' "$B/.config" && expect_heaps="$expect_
 prc=0
 faults=0
 grep -q '^CONFIG_FAULT_INJECTION_DEBUG_FS=y' "$B/.config" && faults=1
+gcov=0
+grep -q '^CONFIG_GCOV_KERNEL=y' "$B/.config" && gcov=1
 python3 "$HERE/parse-results.py" --tests "$TESTS" --heaps "$expect_heaps" --faults "$faults" \
+	--gcov "$gcov" \
 	--qemu-rc "$qrc" --timeout "$TIMEOUT" \
 	"$RUN/tests.log" "$RUN/console.log" >"$RESULTS/selftest.tap" || prc=$?
 [ "$prc" -le 1 ] || { cat "$RESULTS/selftest.tap" >&2; fail_setup "parse-results.py failed ($prc)"; }
 cp "$RUN/console.log" "$RESULTS/selftest-console.log"
+rm -rf "$RESULTS/gcov/selftest"
+[ "$gcov" = 0 ] || "$REPO/scripts/gcov-extract.py" "$RUN/tests.log" "$B" \
+	"$RESULTS/gcov/selftest" >/dev/null || true
 cp "$RUN/tests.log" "$RESULTS/selftest-tests.log"
 
 counts=$("$REPO/scripts/tap-count.py" tap "$RESULTS/selftest.tap")

@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 export KDIR DMA_HEAPS_CACHE
 
-.PHONY: all tree patches check-patches kunit selftest bench test summary clean-results help
+.PHONY: all tree patches check-patches kunit selftest coverage bench test summary clean-results help
 
 all: help
 
@@ -16,6 +16,7 @@ help:
 	@echo "make check-patches  checkpatch --strict and a build after each patch"
 	@echo "make kunit          run the KUnit suites under QEMU, x86_64 and i386 (./run_kunit.sh)"
 	@echo "make selftest       run the userspace kselftests in a QEMU boot"
+	@echo "make coverage       gcov of our code from the KUnit and kselftest boots: docs/coverage.md"
 	@echo "make test           all of the above checks; ends with the summary"
 	@echo "make bench          allocation benchmark, upstream's heaps vs ours (not in test)"
 
@@ -34,6 +35,10 @@ kunit:
 selftest:
 	selftests/run-selftests.sh
 
+# The boots' gcov data, from make test, or from the boots run here first.
+coverage:
+	scripts/coverage.sh --run --docs
+
 # Not part of test: it measures, it does not judge.
 bench:
 	selftests/run-bench.sh
@@ -45,6 +50,7 @@ test: clean-results
 	scripts/prepare-tree.sh --check || rc=1; \
 	SKIP_PREPARE=1 ./run_kunit.sh || rc=1; \
 	selftests/run-selftests.sh || rc=1; \
+	scripts/coverage.sh || rc=1; \
 	scripts/summary.sh || rc=1; \
 	exit $$rc
 

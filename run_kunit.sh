@@ -60,6 +60,7 @@ for opt in ${KCONFIG_ADD:-}; do
 done
 tapcount=$REPO/scripts/tap-count.py
 total="0 0 0"
+gcov_initrd=""
 rc=0
 
 # count "P F S": add to the total.
@@ -100,18 +101,52 @@ build() {
 	fi
 	common=(--arch="$arch" --qemu_config "$qemu" --build_dir "$build_dir")
 	if [ "${SKIP_BUILD:-0}" = 1 ]; then
-		[ -f "$build_dir/arch/x86/boot/bzImage" ]
+		[ -f "$build_dir/arch/x86/boot/bzImage" ] || return 1
+		[ "$arch" != x86_64 ] || gcov_initramfs
 		return
 	fi
+	# x86_64: our objects with gcov instrumentation (the i386 kernel boots
+	# no initramfs to take the data out with).
+	gcov=()
+	if [ "$arch" = x86_64 ]; then
+		for v in $(gcov_make_vars); do
+			gcov+=(--make_options "$v")
+		done
+	fi
 	(cd "$KDIR" && "${kunit[@]}" build "${common[@]}" --kunitconfig "$cfg" \
-		"${add[@]}" --jobs "$JOBS" --make_options "$(cc_make_opt)" </dev/null)
+		"${add[@]}" --jobs "$JOBS" --make_options "$(cc_make_opt)" \
+		"${gcov[@]}" </dev/null) || return 1
+	[ "$arch" != x86_64 ] || gcov_initramfs
+}
+
+# gcov_initramfs: kunit/gcov/init.sh and a static busybox, for the x86_64
+# boots to go on into after the suites and write out the gcov data.
+gcov_initramfs() {
+	local d=$build_dir/gcov busybox
+
+	gcov_initrd=""
+	grep -q '^CONFIG_GCOV_KERNEL=y' "$build_dir/.config" || return 0
+	busybox=$(command -v busybox) || return 0
+	mkdir -p "$d"
+	gcc -O2 -o "$d/gen_init_cpio" "$KDIR/usr/gen_init_cpio.c" || return 1
+	{
+		echo "dir /dev 0755 0 0"
+		echo "nod /dev/console 0600 0 0 c 5 1"
+		echo "nod /dev/ttyS1 0600 0 0 c 4 65"
+		for x in /bin /proc /sys; do echo "dir $x 0755 0 0"; done
+		echo "file /bin/busybox $busybox 0755 0 0"
+		echo "slink /bin/sh busybox 0777 0 0"
+		echo "file /init $REPO/kunit/gcov/init.sh 0755 0 0"
+	} >"$d/initramfs.list"
+	"$d/gen_init_cpio" "$d/initramfs.list" >"$d/initramfs.cpio" || return 1
+	gcov_initrd=$d/initramfs.cpio
 }
 
 # boot NAME TIMEOUT EXPECTED-SUITES [kunit.py exec arguments]: one boot of
 # the kernel just built; keeps its console, counts its results and checks
 # its console.
 boot() {
-	local name=$1 timeout=$2 expected=$3 json ktap erc=0 c t0 p f s clean
+	local name=$1 timeout=$2 expected=$3 json ktap erc=0 c t0 p f s clean n
 	shift 3
 	json=$RESULTS/$name.json
 	ktap=$RESULTS/$name.ktap
@@ -122,8 +157,26 @@ boot() {
 	t0=$(date +%s)
 	echo "== $name: kunit.py exec $* (${DMA_HEAPS_CPU:+-cpu $DMA_HEAPS_CPU, }cma=${DMA_HEAPS_CMA:-64M})"
 	rm -f "$build_dir/test.log"
-	(cd "$KDIR" && "${kunit[@]}" exec "${common[@]}" --timeout "$timeout" \
-		--json="$json" "$@" </dev/null) || erc=$?
+	rm -rf "$RESULTS/gcov/$name" "$RESULTS/gcov/$name.log"
+	if [ "$arch" = x86_64 ] && [ -n "$gcov_initrd" ] && [ -z "${NO_GCOV:-}" ]; then
+		# kunit/gcov/qemu-system-x86_64 boots on into the initramfs,
+		# which writes the gcov data to $RESULTS/gcov/$name.log.
+		mkdir -p "$RESULTS/gcov"
+		(cd "$KDIR" && PATH=$REPO/kunit/gcov:$PATH \
+			DMA_HEAPS_GCOV_OUT=$RESULTS/gcov/$name.log \
+			DMA_HEAPS_GCOV_INITRD=$gcov_initrd \
+			"${kunit[@]}" exec "${common[@]}" --timeout "$timeout" \
+			--json="$json" "$@" </dev/null) || erc=$?
+		if n=$("$REPO/scripts/gcov-extract.py" "$RESULTS/gcov/$name.log" \
+			"$build_dir" "$RESULTS/gcov/$name"); then
+			result 1 "$name: gcov data of $n objects written out"
+		else
+			result 0 "$name: gcov data written out (none in $RESULTS/gcov/$name.log)"
+		fi
+	else
+		(cd "$KDIR" && "${kunit[@]}" exec "${common[@]}" --timeout "$timeout" \
+			--json="$json" "$@" </dev/null) || erc=$?
+	fi
 	# kunit.py writes each boot's whole console to test.log, over the last.
 	cp "$build_dir/test.log" "$RESULTS/$name.console" 2>/dev/null ||
 		: >"$RESULTS/$name.console"
@@ -256,7 +309,9 @@ for arch in $KUNIT_ARCHES; do
 		# area goes below it and the kernel is not placed at random
 		# (nokaslr), or either can take part of it and hugetlb_cma
 		# fails to reserve (seen once in four runs on 2026-12-05).
-		DMA_HEAPS_CPU=max DMA_HEAPS_CMA=64M@0-1G boot kunit-hugetlb 300 \
+		# No initramfs for gcov (NO_GCOV): QEMU loads it near the top
+		# of RAM, inside that GiB.
+		NO_GCOV=1 DMA_HEAPS_CPU=max DMA_HEAPS_CMA=64M@0-1G boot kunit-hugetlb 300 \
 			"$RESULTS/kunit-cma_setup.expected" \
 			--kernel_args hugetlb_cma=1G --kernel_args nokaslr 'dma_heap_cma_setup'
 		if grep -q 'hugetlb_cma: reserve 1024 MiB, up to 1024 MiB per node' "$(console kunit-hugetlb)" &&

@@ -21,6 +21,18 @@ BASELINE_IDENT_NAME="dma-heaps baseline"
 BASELINE_IDENT_EMAIL="baseline@invalid"
 BASELINE_DATE="2000-01-01T00:00:00Z"
 
+# The objects whose coverage scripts/coverage.sh reports, as make arguments
+# that give them gcov instrumentation (scripts/Makefile.lib) in a kernel
+# with CONFIG_GCOV_KERNEL: the rest of the kernel is not instrumented.
+GCOV_OBJECTS="dma-heap heap-helpers system_heap system_contig_heap cma_heap chunk_heap carveout_heap"
+gcov_make_vars() {
+	local o
+
+	for o in $GCOV_OBJECTS; do
+		echo "GCOV_PROFILE_$o.o=y"
+	done
+}
+
 cc_make_opt() {
 	if command -v ccache >/dev/null 2>&1; then
 		echo "CC=ccache gcc"
@@ -50,13 +62,15 @@ merge_fragment() {
 	[ -z "$dropped" ] || { echo "dropped by Kconfig:$dropped" >&2; return 1; }
 }
 
-# build_small_kernel SRC BUILD FRAGMENT: merge_fragment, then the bzImage
-# and the UAPI headers (in BUILD/hdr) of a kernel booted by our harnesses.
+# build_small_kernel SRC BUILD FRAGMENT [MAKE ARGS...]: merge_fragment,
+# then the bzImage and the UAPI headers (in BUILD/hdr) of a kernel booted by
+# our harnesses.
 build_small_kernel() {
-	local src=$1 b=$2
+	local src=$1 b=$2 frag=$3
 
-	merge_fragment "$@" || return 1
-	make -s -C "$src" O="$b" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" bzImage </dev/null &&
+	shift 3
+	merge_fragment "$src" "$b" "$frag" || return 1
+	make -s -C "$src" O="$b" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" "$@" bzImage </dev/null &&
 		make -s -C "$src" O="$b" ARCH=x86_64 headers_install \
 			INSTALL_HDR_PATH="$b/hdr" </dev/null
 }

@@ -12,7 +12,9 @@ set -u
 if [ "${1:-}" = --clean ]; then
 	rm -f "$RESULTS"/*.counts "$RESULTS"/*.tap "$RESULTS"/*.ktap \
 		"$RESULTS"/kunit.json "$RESULTS"/kunit-*.json "$RESULTS"/*.console \
-		"$RESULTS"/kunit-*.expected "$RESULTS"/kunit-boots.txt
+		"$RESULTS"/kunit-*.expected "$RESULTS"/kunit-boots.txt \
+		"$RESULTS/coverage.md"
+	rm -rf "$RESULTS/gcov"
 	exit 0
 fi
 
@@ -27,6 +29,12 @@ if [ -f "$RESULTS/check-patches.tap" ]; then
 	add "$("$REPO/scripts/tap-count.py" tap "$RESULTS/check-patches.tap")"
 else
 	echo "check-patches left no results" >&2
+	add "0 1 0"
+fi
+if [ -f "$RESULTS/coverage.tap" ]; then
+	add "$("$REPO/scripts/tap-count.py" tap "$RESULTS/coverage.tap")"
+else
+	echo "coverage left no results" >&2
 	add "0 1 0"
 fi
 if [ -f "$RESULTS/kunit-boots.txt" ]; then

@@ -1073,6 +1073,26 @@ static void op_rw(void)
 		      r->kind == BUF_FD ? "dma-buf" : "heap");
 }
 
+/*
+ * After each operation, every fd of the table is still open and the same
+ * file; one that is not is a bug of the program's bookkeeping (or a file
+ * table the kernel broke): named, and forgotten so that it does not
+ * cascade.
+ */
+static void check_table(enum op op)
+{
+	struct stat st;
+	int i;
+
+	for (i = nres - 1; i >= 0; i--) {
+		if (!fstat(res[i].fd, &st) && st.st_ino == res[i].ino)
+			continue;
+		wrong(op, "fd %d of the table is %s", res[i].fd,
+		      fcntl(res[i].fd, F_GETFD) < 0 ? "closed" : "another file");
+		drop_res(i);
+	}
+}
+
 static void (*const ops[NR_OPS])(void) = {
 	[OP_ALLOC] = op_alloc, [OP_IOCTL] = op_ioctl, [OP_SYNC] = op_sync,
 	[OP_SET_NAME] = op_set_name, [OP_SYNC_FILE] = op_sync_file,
@@ -1206,6 +1226,10 @@ int main(int argc, char **argv)
 		op_count[op]++;
 		cur_op = op;
 		ops[op]();
+		/* The operations that juggle fds, and every 16th. */
+		if (op == OP_RACE || op == OP_SEND || op == OP_IOCTL ||
+		    op == OP_VGEM || op == OP_SYNC_FILE || !(iter % 16))
+			check_table(op);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;

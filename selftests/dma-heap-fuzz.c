@@ -928,6 +928,16 @@ static int recv_fd(int sock, struct msg *msg, int *fd)
 	return 0;
 }
 
+static bool all_zero(const char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
 /*
  * The child: for a heap fd, allocate, map, check that the buffer reads as
  * zeroes, write, and send the buffer back; for a buffer, map it, read it
@@ -964,7 +974,7 @@ static void child(int sock)
 				msg.status = errno;
 			} else {
 				buf_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
-				if (msg.what == 0 && memchr(p, 1, msg.len))
+				if (msg.what == 0 && !all_zero(p, msg.len))
 					msg.status = EIO;	/* not zeroed */
 				buf_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
 				munmap(p, msg.len);

@@ -147,6 +147,7 @@ gcov_initramfs() {
 # its console.
 boot() {
 	local name=$1 timeout=$2 expected=$3 json ktap erc=0 c t0 p f s clean n
+	local gcov_env
 	shift 3
 	json=$RESULTS/$name.json
 	ktap=$RESULTS/$name.ktap
@@ -158,24 +159,24 @@ boot() {
 	echo "== $name: kunit.py exec $* (${DMA_HEAPS_CPU:+-cpu $DMA_HEAPS_CPU, }cma=${DMA_HEAPS_CMA:-64M})"
 	rm -f "$build_dir/test.log"
 	rm -rf "$RESULTS/gcov/$name" "$RESULTS/gcov/$name.log"
+	# With gcov, kunit/gcov/qemu-system-x86_64 boots on into the
+	# initramfs, which writes the data to $RESULTS/gcov/$name.log.
+	gcov_env=()
 	if [ "$arch" = x86_64 ] && [ -n "$gcov_initrd" ] && [ -z "${NO_GCOV:-}" ]; then
-		# kunit/gcov/qemu-system-x86_64 boots on into the initramfs,
-		# which writes the gcov data to $RESULTS/gcov/$name.log.
 		mkdir -p "$RESULTS/gcov"
-		(cd "$KDIR" && PATH=$REPO/kunit/gcov:$PATH \
-			DMA_HEAPS_GCOV_OUT=$RESULTS/gcov/$name.log \
-			DMA_HEAPS_GCOV_INITRD=$gcov_initrd \
-			"${kunit[@]}" exec "${common[@]}" --timeout "$timeout" \
-			--json="$json" "$@" </dev/null) || erc=$?
+		gcov_env=(PATH="$REPO/kunit/gcov:$PATH"
+			DMA_HEAPS_GCOV_OUT="$RESULTS/gcov/$name.log"
+			DMA_HEAPS_GCOV_INITRD="$gcov_initrd")
+	fi
+	(cd "$KDIR" && env "${gcov_env[@]}" "${kunit[@]}" exec "${common[@]}" \
+		--timeout "$timeout" --json="$json" "$@" </dev/null) || erc=$?
+	if [ ${#gcov_env[@]} != 0 ]; then
 		if n=$("$REPO/scripts/gcov-extract.py" "$RESULTS/gcov/$name.log" \
 			"$build_dir" "$RESULTS/gcov/$name"); then
 			result 1 "$name: gcov data of $n objects written out"
 		else
 			result 0 "$name: gcov data written out (none in $RESULTS/gcov/$name.log)"
 		fi
-	else
-		(cd "$KDIR" && "${kunit[@]}" exec "${common[@]}" --timeout "$timeout" \
-			--json="$json" "$@" </dev/null) || erc=$?
 	fi
 	# kunit.py writes each boot's whole console to test.log, over the last.
 	cp "$build_dir/test.log" "$RESULTS/$name.console" 2>/dev/null ||

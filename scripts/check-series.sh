@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Called by prepare-tree.sh --check with $KDIR at the baseline: for each
 # patch, run checkpatch --strict on it, apply it and build the KUnit kernel's
-# vmlinux (a compiler warning fails the build; run_kunit.sh makes the
-# bzImage once), printing TAP.  Exceptions to
+# vmlinux and modules (the kselftests' test module; a compiler warning
+# fails the build; run_kunit.sh makes the bzImage once), printing TAP.  Exceptions to
 # checkpatch are listed, with their reasons, in docs/checkpatch-exceptions:
 # "<patch file> <TYPE> <reason>".
 set -u
@@ -75,7 +75,7 @@ for patch in "$@"; do
 	fi
 	cp "$frag" "$KUNIT_BUILD/.config"
 	if out=$(make -s ARCH=x86_64 O="$KUNIT_BUILD" "$(cc_make_opt)" olddefconfig 2>&1 &&
-		make -s ARCH=x86_64 O="$KUNIT_BUILD" "$(cc_make_opt)" -j"$JOBS" vmlinux 2>&1) &&
+		make -s ARCH=x86_64 O="$KUNIT_BUILD" "$(cc_make_opt)" -j"$JOBS" vmlinux modules 2>&1) &&
 		! grep -q 'warning:' <<<"$out"; then
 		echo "ok $n - build after $name"
 		[ $ok = 0 ] || touch "$stamps/$key"

@@ -14,6 +14,8 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -2029,6 +2031,511 @@ TEST_F_TIMEOUT(heap, concurrency_8_threads, 300)
 	       (long)s.iterations, (long)(s.bytes / ONE_MIB), before, after,
 	       tolerance);
 	EXPECT_GE(after, before - tolerance);
+}
+
+/* Exhaustion test: threads, a bound on its time, the memory tolerance. */
+#define EXHAUST_THREADS		8
+#define EXHAUST_SECS		60
+#define EXHAUST_FDS		1024
+#define EXHAUST_ENOMEMS		3
+#define EXHAUST_TOLERANCE_KIB	(16 * 1024L)
+
+/* What the exhausting process tells its parent, in shared memory. */
+struct exhaust {
+	atomic_long allocs;
+	atomic_long bytes;
+	atomic_int enomem[EXHAUST_THREADS];
+	atomic_int errors;
+	atomic_int first_errno;
+	int heap_fd;
+	time_t deadline;
+};
+
+static long vmstat(const char *key)
+{
+	char name[64];
+	long val, ret = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", name, &val) == 2)
+		if (!strcmp(name, key))
+			ret = val;
+	fclose(f);
+	return ret;
+}
+
+static struct exhaust *exhaust_shared;
+
+/*
+ * One thread: allocate buffers of 1 to 16 MiB and keep them; on ENOMEM
+ * free half of what it holds, and stop once it has seen ENOMEM
+ * EXHAUST_ENOMEMS times.  Every other thread's buffers stay held, so the
+ * memory stays exhausted while the others reach it too.
+ */
+static void *exhaust_thread(void *arg)
+{
+	struct exhaust *e = exhaust_shared;
+	int id = (int)(intptr_t)arg, *fds, held = 0, i, fd;
+	unsigned int seed = id + 1;
+
+	fds = calloc(EXHAUST_FDS, sizeof(*fds));
+	if (!fds)
+		return NULL;
+	while (e->enomem[id] < EXHAUST_ENOMEMS && time(NULL) < e->deadline) {
+		size_t len = (1 + rand_r(&seed) % 16) * ONE_MIB;
+
+		if (held == EXHAUST_FDS || (held && rand_r(&seed) % 4 == 0)) {
+			i = rand_r(&seed) % held;
+			close(fds[i]);
+			fds[i] = fds[--held];
+			continue;
+		}
+		fd = heap_alloc(e->heap_fd, len);
+		if (fd == -ENOMEM) {
+			e->enomem[id]++;
+			for (i = held / 2; i < held; i++)
+				close(fds[i]);
+			held /= 2;
+			continue;
+		}
+		if (fd < 0) {
+			if (!e->errors++)
+				e->first_errno = -fd;
+			break;
+		}
+		fds[held++] = fd;
+		e->allocs++;
+		e->bytes += len;
+	}
+	/* Hold on until every thread is done: the memory stays exhausted. */
+	return fds;
+}
+
+/* The exhausting process: its threads, then every buffer closed. */
+static int exhaust_child(int go)
+{
+	struct rlimit rl = { EXHAUST_THREADS * EXHAUST_FDS + 64,
+			     EXHAUST_THREADS * EXHAUST_FDS + 64 };
+	pthread_t threads[EXHAUST_THREADS];
+	char c;
+	int i, fd;
+
+	/* The OOM killer's first choice, should anything invoke it. */
+	fd = open("/proc/self/oom_score_adj", O_WRONLY);
+	if (fd < 0 || write(fd, "1000", 4) != 4)
+		return 2;
+	close(fd);
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return 3;
+	/* The parent has told the kernel log checker who may be killed. */
+	if (read(go, &c, 1) != 1)
+		return 4;
+	for (i = 0; i < EXHAUST_THREADS; i++)
+		if (pthread_create(&threads[i], NULL, exhaust_thread,
+				   (void *)(intptr_t)i))
+			return 5;
+	for (i = 0; i < EXHAUST_THREADS; i++)
+		if (pthread_join(threads[i], NULL))
+			return 6;
+	/* The buffers close with the process. */
+	return 0;
+}
+
+/* A line for the kernel log, and for scripts/kernel_log.py. */
+static void kmsg_write(const char *fmt, int arg)
+{
+	char line[128];
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	int n = snprintf(line, sizeof(line), fmt, arg);
+
+	if (fd >= 0) {
+		if (write(fd, line, n) != n)
+			perror("/dev/kmsg");
+		close(fd);
+	}
+}
+
+/* What the kernel logged of the OOM killer from @fd (/dev/kmsg) on. */
+struct oom_log {
+	int reports;		/* "invoked oom-killer" */
+	int heap_pages;		/* ... for a GFP_HIGHUSER allocation */
+	int victims;		/* "Killed process" */
+	int others;		/* ... other than the one allowed */
+};
+
+static void oom_log_read(int fd, pid_t allowed, struct oom_log *log)
+{
+	char rec[2048], *msg;
+	ssize_t n;
+	int pid;
+
+	memset(log, 0, sizeof(*log));
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n <= 0)
+			continue;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg)
+			continue;
+		if (strstr(msg, "invoked oom-killer:")) {
+			log->reports++;
+			log->heap_pages += !!strstr(msg, "GFP_HIGHUSER");
+		}
+		msg = strstr(msg, "Killed process ");
+		if (msg && sscanf(msg, "Killed process %d", &pid) == 1) {
+			log->victims++;
+			log->others += pid != allowed;
+		}
+	}
+}
+
+FIXTURE(exhaust) {
+	int heap_fd;
+};
+
+FIXTURE_SETUP(exhaust)
+{
+	self->heap_fd = open(DMA_HEAP_DIR "/system", O_RDONLY | O_CLOEXEC);
+	if (self->heap_fd < 0)
+		SKIP(return, "no system heap");
+}
+
+FIXTURE_TEARDOWN(exhaust)
+{
+	if (self->heap_fd >= 0)
+		close(self->heap_fd);
+}
+
+/*
+ * Exhaustion: 8 threads of one process allocate from the system heap until
+ * memory runs out, each freeing half of what it holds on ENOMEM, until
+ * each has seen ENOMEM EXHAUST_ENOMEMS times.  Running out is ENOMEM:
+ * the heap's own allocations never call the OOM killer, which would kill
+ * a task that does not hold the memory (a dma-buf's pages are in no
+ * task's RSS).  Allocations of the kernel's own that find memory exhausted
+ * may still call it (a slab page for the dma-buf's file, say): it may then
+ * kill the exhausting process (oom_score_adj 1000), and nothing else.
+ * Checked: the process ends (exit 0, or that kill), ENOMEM was seen and no
+ * other errno, no OOM report is for a GFP_HIGHUSER allocation (the heap's
+ * pages), every OOM kill is of that process and /proc/vmstat counts no
+ * other; once it has gone and the pools are drained, the heap counts no
+ * buffer more than before and MemAvailable is back to within
+ * EXHAUST_TOLERANCE_KIB of where it started.  The kernel log around the
+ * run is marked so that scripts/kernel_log.py allows those kills alone.
+ */
+TEST_F_TIMEOUT(exhaust, system_heap_is_enomem_and_kills_no_one, 300)
+{
+	long before, after = 0, kills, buffers, bytes;
+	int i, status, tries, short_of, enomem, kmsg, go[2];
+	struct oom_log log;
+	struct exhaust *e;
+	pid_t pid;
+
+	e = mmap(NULL, sizeof(*e), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, e);
+	e->heap_fd = self->heap_fd;
+	e->deadline = time(NULL) + EXHAUST_SECS;
+	exhaust_shared = e;
+	buffers = heap_stat("system", "buffers");
+	bytes = heap_stat("system", "bytes");
+	kills = vmstat("oom_kill");
+	ASSERT_LE(0, kills);
+	ASSERT_EQ(0, drain_pools());
+	before = mem_available_kib();
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, kmsg);
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
+	ASSERT_EQ(0, pipe(go));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(go[1]);
+		_exit(exhaust_child(go[0]));
+	}
+	close(go[0]);
+	kmsg_write("dma-heap-test: OOM kills of pid %d allowed\n", pid);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	oom_log_read(kmsg, pid, &log);
+	kmsg_write("dma-heap-test: OOM kills of pid %d no longer allowed\n", pid);
+	close(kmsg);
+
+	for (i = 0, short_of = 0, enomem = 0; i < EXHAUST_THREADS; i++) {
+		short_of += e->enomem[i] < EXHAUST_ENOMEMS;
+		enomem += e->enomem[i];
+	}
+	TH_LOG("%ld buffers, %ld MiB; ENOMEM %d times; %d OOM reports, %d kills; %s",
+	       (long)e->allocs, (long)(e->bytes / ONE_MIB), enomem,
+	       log.reports, log.victims,
+	       WIFEXITED(status) ? "exited" : "killed");
+	if (WIFEXITED(status)) {
+		EXPECT_EQ(0, WEXITSTATUS(status));
+		EXPECT_EQ(0, short_of) TH_LOG("%d threads saw ENOMEM fewer than %d times",
+					      short_of, EXHAUST_ENOMEMS);
+	} else {
+		EXPECT_EQ(SIGKILL, WTERMSIG(status));
+		EXPECT_LT(0, log.victims) TH_LOG("killed, not by the OOM killer");
+	}
+	EXPECT_LT(0, enomem);
+	EXPECT_EQ(0, e->errors) TH_LOG("%d errors other than ENOMEM, first %s",
+				       e->errors, strerror(e->first_errno));
+	EXPECT_EQ(0, log.heap_pages) TH_LOG("the heap's pages called the OOM killer");
+	EXPECT_EQ(0, log.others) TH_LOG("the OOM killer killed another task");
+	EXPECT_EQ(kills + log.victims, vmstat("oom_kill"));
+	EXPECT_EQ(buffers, heap_stat("system", "buffers"));
+	EXPECT_EQ(bytes, heap_stat("system", "bytes"));
+	EXPECT_EQ(0, drain_pools());
+	for (tries = 0; tries < 50; tries++) {
+		after = mem_available_kib();
+		if (after >= before - EXHAUST_TOLERANCE_KIB)
+			break;
+		usleep(100 * 1000);
+	}
+	TH_LOG("MemAvailable %ld kB before, %ld kB after (tolerance %ld kB)",
+	       before, after, EXHAUST_TOLERANCE_KIB);
+	EXPECT_GE(after, before - EXHAUST_TOLERANCE_KIB);
+	munmap(e, sizeof(*e));
+}
+
+/* Churn test: the test module, its arguments, the users, a bound. */
+#define CHURN_MODULE		"/tests/dma_heap_churn_test.ko"
+#define CHURN_NAME		"dma_heap_churn_test"
+#define CHURN_RESULT		"/sys/module/" CHURN_NAME "/parameters/result"
+#define CHURN_HEAPS		1000
+#define CHURN_THREADS		4
+#define CHURN_HELD		64
+#define CHURN_SECS		240
+
+struct churn {
+	atomic_int stop;
+	atomic_int threads;
+	atomic_long opens;
+	atomic_long allocs;
+	atomic_long enodev;
+	atomic_int errors;
+	atomic_uint max_minor;
+	char first_error[128];
+	pthread_mutex_t lock;
+	int held[CHURN_THREADS][CHURN_HELD];
+};
+
+static void churn_fail(struct churn *c, const char *what, const char *name,
+		       int err)
+{
+	pthread_mutex_lock(&c->lock);
+	if (!c->errors++)
+		snprintf(c->first_error, sizeof(c->first_error), "%s %s: %s",
+			 what, name, strerror(err));
+	pthread_mutex_unlock(&c->lock);
+}
+
+/*
+ * One user of the churning heaps: open each churn-N it finds, allocate
+ * from it, write and read the buffer through a mapping, and keep the last
+ * CHURN_HELD buffers, so that buffers outlive their heaps.  A heap may go
+ * at any moment: open may then fail with ENOENT (its node is gone) or
+ * ENODEV (its minor is), and allocation with ENODEV; nothing else.
+ */
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+	int id = atomic_fetch_add(&c->threads, 1), slot = 0;
+	char *names[MAX_HEAPS * 4];
+	int i, n, heap, fd;
+	struct stat st;
+	size_t ps = page_size();
+
+	while (!c->stop) {
+		n = list_dir(DMA_HEAP_DIR, names, MAX_HEAPS * 4);
+		for (i = 0; i < n; i++) {
+			char path[PATH_MAX];
+			unsigned char *p;
+			size_t len;
+
+			if (strncmp(names[i], "churn-", 6))
+				goto next;
+			snprintf(path, sizeof(path), DMA_HEAP_DIR "/%s", names[i]);
+			heap = open(path, O_RDONLY | O_CLOEXEC);
+			if (heap < 0) {
+				if (errno != ENOENT && errno != ENODEV)
+					churn_fail(c, "open", names[i], errno);
+				goto next;
+			}
+			c->opens++;
+			if (!fstat(heap, &st) && minor(st.st_rdev) > c->max_minor)
+				c->max_minor = minor(st.st_rdev);
+			len = (1 + c->opens % 3) * ps;
+			fd = heap_alloc(heap, len);
+			close(heap);
+			if (fd == -ENODEV) {
+				c->enodev++;
+				goto next;
+			}
+			if (fd < 0) {
+				churn_fail(c, "alloc", names[i], -fd);
+				goto next;
+			}
+			c->allocs++;
+			p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 fd, 0);
+			if (p == MAP_FAILED) {
+				churn_fail(c, "mmap", names[i], errno);
+			} else {
+				if (p[0] || p[len - 1])
+					churn_fail(c, "not zeroed", names[i], 0);
+				memset(p, 0xa5, len);
+				if (p[len / 2] != 0xa5)
+					churn_fail(c, "readback", names[i], 0);
+				munmap(p, len);
+			}
+			if (c->held[id][slot] > 0)
+				close(c->held[id][slot]);
+			c->held[id][slot] = fd;
+			slot = (slot + 1) % CHURN_HELD;
+next:
+			free(names[i]);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Shrink every slab cache, which also empties the debug kernel's KASAN
+ * quarantine of their freed objects (up to 1/32 of RAM, not counted in
+ * MemAvailable): after a run that freed many small objects, what is left
+ * is what was not freed.
+ */
+static void shrink_slab_caches(void)
+{
+	char *names[1024], path[PATH_MAX];
+	int i, n, fd;
+
+	n = list_dir("/sys/kernel/slab", names, 1024);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 names[i]);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (write(fd, "1", 1) != 1)
+				perror(path);
+			close(fd);
+		}
+		free(names[i]);
+	}
+}
+
+FIXTURE(churn) {
+	int module_fd;
+};
+
+FIXTURE_SETUP(churn)
+{
+	self->module_fd = open(CHURN_MODULE, O_RDONLY | O_CLOEXEC);
+	if (self->module_fd < 0)
+		SKIP(return, "no %s", CHURN_MODULE);
+}
+
+FIXTURE_TEARDOWN(churn)
+{
+	if (self->module_fd >= 0)
+		close(self->module_fd);
+}
+
+/*
+ * 1000 heaps, 4 at a time, added and removed by the test module while 4
+ * threads open, allocate from, map and keep buffers of whichever exist.
+ * Every registration succeeds, so minors (DMA_HEAP_MINORS of them, fewer
+ * than 1000) are reused; the users see only the errnos of a heap that
+ * went (ENOENT, ENODEV); the buffers kept keep the module loaded after
+ * their heaps are gone, and once they are closed it unloads.  Afterwards
+ * no churn heap is left in /dev or sysfs, no fd is left open, and
+ * MemAvailable, measured with the slab caches shrunk, is back within
+ * MEM_TOLERANCE_KIB (kmemleak, at the end of the boot, checks the rest).
+ */
+TEST_F_TIMEOUT(churn, heaps_come_and_go_while_in_use, 300)
+{
+	char args[64], *names[MAX_HEAPS * 4];
+	pthread_t threads[CHURN_THREADS];
+	long before, after = 0, result = 1;
+	struct churn *c;
+	int i, j, n, fds, tries;
+
+	c = calloc(1, sizeof(*c));
+	ASSERT_NE(NULL, c);
+	pthread_mutex_init(&c->lock, NULL);
+	fds = count_fds();
+	ASSERT_EQ(0, drain_pools());
+	shrink_slab_caches();
+	before = mem_available_kib();
+	for (i = 0; i < CHURN_THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&threads[i], NULL, churn_thread, c));
+
+	snprintf(args, sizeof(args), "heaps=%d", CHURN_HEAPS);
+	ASSERT_EQ(0, syscall(__NR_finit_module, self->module_fd, args, 0))
+		TH_LOG("finit_module: %s", strerror(errno));
+	for (tries = 0; tries < CHURN_SECS * 10; tries++) {
+		result = read_long(CHURN_RESULT);
+		if (result != 1)
+			break;
+		usleep(100 * 1000);
+	}
+	c->stop = 1;
+	for (i = 0; i < CHURN_THREADS; i++)
+		ASSERT_EQ(0, pthread_join(threads[i], NULL));
+	EXPECT_EQ(0, result) TH_LOG("the module's result: %ld (%s)", result,
+				    result < 0 ? strerror(-result) : "running");
+	EXPECT_EQ(0, c->errors) TH_LOG("%d errors, first: %s", c->errors,
+				       c->first_error);
+	EXPECT_LT(0, c->allocs);
+	TH_LOG("%ld opens, %ld buffers, %ld ENODEV; highest minor %u",
+	       (long)c->opens, (long)c->allocs, (long)c->enodev,
+	       (unsigned int)c->max_minor);
+
+	/* Buffers of removed heaps keep the module; without them it goes. */
+	n = 0;
+	for (i = 0; i < CHURN_THREADS; i++)
+		for (j = 0; j < CHURN_HELD; j++)
+			n += c->held[i][j] > 0;
+	if (n) {
+		EXPECT_EQ(-1, syscall(__NR_delete_module, CHURN_NAME, O_NONBLOCK));
+		EXPECT_EQ(EWOULDBLOCK, errno);
+	}
+	for (i = 0; i < CHURN_THREADS; i++)
+		for (j = 0; j < CHURN_HELD; j++)
+			if (c->held[i][j] > 0)
+				close(c->held[i][j]);
+	EXPECT_EQ(0, syscall(__NR_delete_module, CHURN_NAME, O_NONBLOCK))
+		TH_LOG("delete_module: %s", strerror(errno));
+
+	n = list_dir(DMA_HEAP_DIR, names, MAX_HEAPS * 4);
+	for (i = 0; i < n; i++) {
+		EXPECT_NE(0, strncmp(names[i], "churn-", 6))
+			TH_LOG("%s is left", names[i]);
+		free(names[i]);
+	}
+	n = list_dir(HEAP_SYSFS, names, MAX_HEAPS * 4);
+	for (i = 0; i < n; i++) {
+		EXPECT_NE(0, strncmp(names[i], "churn-", 6))
+			TH_LOG("%s/%s is left", HEAP_SYSFS, names[i]);
+		free(names[i]);
+	}
+	EXPECT_EQ(fds, count_fds());
+	for (tries = 0; tries < 50; tries++) {
+		shrink_slab_caches();
+		after = mem_available_kib();
+		if (after >= before - MEM_TOLERANCE_KIB)
+			break;
+		usleep(100 * 1000);
+	}
+	TH_LOG("MemAvailable %ld kB before, %ld kB after (tolerance %ld kB)",
+	       before, after, MEM_TOLERANCE_KIB);
+	EXPECT_GE(after, before - MEM_TOLERANCE_KIB);
+	free(c);
 }
 
 HEAP_HARNESS_MAIN(heap)

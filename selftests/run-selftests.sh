@@ -65,6 +65,16 @@ echo "selftest: building the kernel in $B"
 # shellcheck disable=SC2046
 build_small_kernel "$SRC" "$B" "$HERE/kernel.config" $(gcov_make_vars) ||
 	fail_setup "kernel build failed (kernel.config, bzImage or headers_install)"
+# The test module, when the tree has it (dma-heap-test skips its case
+# without it).
+churn_ko=$B/drivers/dma-buf/heaps/dma_heap_churn_test.ko
+rm -f "$churn_ko"
+if grep -q '^CONFIG_DMABUF_HEAPS_CHURN_TEST=m' "$B/.config"; then
+	# shellcheck disable=SC2046
+	make -s -C "$SRC" O="$B" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" \
+		$(gcov_make_vars) modules </dev/null ||
+		fail_setup "building the test module failed"
+fi
 built=$(date +%s)
 
 # 2. The tests, static, against the tree's UAPI headers.
@@ -100,6 +110,8 @@ readelf -l "$busybox" | grep -q INTERP && fail_setup "$busybox is not static (bu
 	# A binary's arguments, if any, in /tests/<name>.args.
 	echo "$FUZZ" >"$B/fuzz.args"
 	echo "file /tests/dma-heap-fuzz.args $B/fuzz.args 0644 0 0"
+	[ ! -f "$churn_ko" ] ||
+		echo "file /tests/dma_heap_churn_test.ko $churn_ko 0644 0 0"
 	# The heap lister, which dma-heap-test runs and checks.
 	echo "file /tests/dma-heap-info $T/dma-heap-info 0755 0 0"
 } >"$B/initramfs.list"

@@ -48,10 +48,14 @@ fi
 KUNITCONFIG=${KUNITCONFIG:-$REPO/kunitconfig}
 [ "${SKIP_PREPARE:-0}" = 1 ] || "$REPO/scripts/prepare-tree.sh"
 mkdir -p "$RESULTS"
-rm -f "$RESULTS/kunit.json" "$RESULTS/kunit.ktap" "$RESULTS/kunit.counts" \
-	"$RESULTS"/kunit-*.json "$RESULTS"/kunit-*.ktap \
-	"$RESULTS"/kunit-*.console "$RESULTS"/kunit-*.expected \
-	"$RESULTS/kunit-boots.txt"
+# KUNIT_APPEND=1 adds to the results of an earlier run (make test runs
+# x86_64, then i386 beside the kselftest boot) instead of starting anew.
+append=${KUNIT_APPEND:-0}
+[ "$append" = 1 ] ||
+	rm -f "$RESULTS/kunit.json" "$RESULTS/kunit.ktap" "$RESULTS/kunit.counts" \
+		"$RESULTS"/kunit-*.json "$RESULTS"/kunit-*.ktap \
+		"$RESULTS"/kunit-*.console "$RESULTS"/kunit-*.expected \
+		"$RESULTS/kunit-boots.txt"
 
 kunit=("$KDIR/tools/testing/kunit/kunit.py")
 add=()
@@ -60,6 +64,7 @@ for opt in ${KCONFIG_ADD:-}; do
 done
 tapcount=$REPO/scripts/tap-count.py
 total="0 0 0"
+[ "$append" != 1 ] || [ ! -f "$RESULTS/kunit.counts" ] || total=$(cat "$RESULTS/kunit.counts")
 gcov_initrd=""
 rc=0
 

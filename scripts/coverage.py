@@ -5,6 +5,7 @@
   coverage.py --src KDIR --build BUILD_DIR:GCDA_DIR [--build ...]
               --files FILE... [--markdown OUT.md] [--command CMD]
               [--reasons FILE] [--baseline FILE] [--write-baseline FILE]
+              [--attribute NAME=BUILD_DIR:GCDA_DIR ...]
 
 Each --build pairs an O= build directory (the .gcno files) with the .gcda
 files copied out of that kernel's /sys/kernel/debug/gcov, laid out the same
@@ -71,6 +72,14 @@ its entries for FILE...: one not reached (or compiled) is a regression,
 exit 1; one now unknown is reported only; one whose error return no longer
 exists is "gone".
 
+--attribute NAME=BUILD_DIR:GCDA_DIR, repeatable, is one run (a boot of one
+test) to attribute error returns to: the rules above decide, on that run's
+data alone, which error returns it reaches, and the Markdown report gets a
+column "Reached by" with the NAMEs that do (those sharing a first word
+grouped: "KUnit a, b; kselftest c").  Error returns reached by the --builds
+but by no single run are listed apart: the "neighbour" rule and branch
+counts added up over builds can decide what no run decides alone.
+
 Prints a line per file, how the error returns were decided, the lines
 "neighbour" counted and the totals; exits 2 on missing or unreadable data.
 """
@@ -117,6 +126,8 @@ class Coverage:
         self.branches = {}      # (file, line) -> branch counts
         self.builds = []        # (name, {(file, line) -> count}) per --build
         self.verdicts = {}      # error return -> (reached, how, evidence)
+        self.runs = []          # NAMEs of --attribute, in order
+        self.reached_by = {}    # error return -> NAMEs of --attribute
         self.inferred = collections.Counter()  # (file, line) -> by "neighbour"
         self.rescued = []       # (file, line) covered only by those counts
         self.sources = {f: read_source(self.kdir, f) for f in self.files}
@@ -249,6 +260,15 @@ class Coverage:
             return False, "flow", f"L{cond}: {taken} = L{after} in every build"
         return None, "unknown", f"L{cond}: {taken}, L{after}: {body.get(after)}"
 
+    def attribute(self, name, run):
+        """Add name to the reached_by of the error returns that run, the
+        Coverage of one --attribute alone, reaches."""
+        self.runs.append(name)
+        for ret in self.returns:
+            self.reached_by.setdefault(ret, [])
+            if run.verdicts[ret][0]:
+                self.reached_by[ret].append(name)
+
     def stats(self, path):
         """[covered, lines, taken, branches, reached, compiled] and the
         number of error returns of each of HOWS."""
@@ -259,6 +279,14 @@ class Coverage:
         return [sum(c > 0 for c in lines), len(lines), sum(c > 0 for c in taken),
                 len(taken), sum(v[0] is True for v in mine),
                 len(mine) - hows[-1]] + hows
+
+
+def gcov_build(option, spec):
+    """(name, gcov's JSON documents) of an option's BUILD_DIR:GCDA_DIR."""
+    build, sep, gcda_dir = spec.partition(":")
+    if not sep:
+        raise Failure(f"{option} {spec}: not BUILD_DIR:GCDA_DIR")
+    return os.path.basename(gcda_dir.rstrip("/")), gcov_objects(build, gcda_dir)
 
 
 def run_gcov(objdir, gcda):
@@ -399,11 +427,33 @@ def markdown_files(stats, total):
     return rows
 
 
+def names_cell(names):
+    """NAMEs of --attribute, those sharing a first word grouped."""
+    groups = {}
+    for name in names:
+        first, _, rest = name.partition(" ")
+        groups.setdefault(first, []).append(rest)
+    return "; ".join(first + (" " + ", ".join(rests) if any(rests) else "")
+                     for first, rests in groups.items()) or "none"
+
+
+def unattributed(cov):
+    """The error returns reached, but by no --attribute alone."""
+    return [r for r in cov.returns if cov.verdicts[r][0] and not cov.reached_by[r]]
+
+
 def markdown_returns(cov, total):
-    """The error-return table, and those unknown and not compiled."""
+    """The error-return table (with "Reached by" if there are --attribute
+    runs), and those unknown, not compiled and reached by no run."""
+    runs = cov.runs
+    cols = ["File", "Function", "Line", "Code", "Reached", "How", "Counts"]
+    cols += ["Reached by"] if runs else []
     rows = ["## Error returns", "", f"{total[4]} of {total[5]} compiled reached; "
-            f"{decided(total)}.", "", "| File | Function | Line | Code | Reached "
-            "| How | Counts |", "|---|---|---|---|---|---|---|"]
+            f"{decided(total)}."]
+    if runs:
+        rows += ["", "Reached by: the runs whose gcov data alone, by the same "
+                 f"rules, says reached; the runs are {names_cell(runs)}."]
+    rows += ["", "| " + " | ".join(cols) + " |", "|---" * len(cols) + "|"]
     apart = {"unknown": [], "not compiled": []}
     for ret in cov.returns:
         reached, how, evidence = cov.verdicts[ret]
@@ -411,10 +461,17 @@ def markdown_returns(cov, total):
         if how in apart:
             apart[how].append(f"{row} {evidence} |")
         else:
-            rows.append(f"{row} {'yes' if reached else 'no'} | {how} | {evidence} |")
+            by = f" {names_cell(cov.reached_by[ret])} |" if runs else ""
+            rows.append(f"{row} {'yes' if reached else 'no'} | {how} | {evidence} |{by}")
     for how, found in apart.items():
         rows += ["", f"### {how.capitalize()}", "", "| File | Function | Line "
                  "| Code | Counts |", "|---|---|---|---|---|"] + found if found else []
+    if runs:
+        alone = unattributed(cov)
+        rows += ["", "### Reached by no single run", ""]
+        rows += [f"- {r[0]}:{r[4]} ({r[1]}): {code_cell(r[3])}, "
+                 f"{cov.verdicts[r][1]}: {cov.verdicts[r][2]}" for r in alone] or [
+                     "None: each error return reached is reached by one run alone."]
     return rows
 
 
@@ -521,6 +578,8 @@ def parse_args():
     parser.add_argument("--reasons", metavar="FILE")
     parser.add_argument("--baseline", metavar="FILE")
     parser.add_argument("--write-baseline", metavar="FILE")
+    parser.add_argument("--attribute", action="append",
+                        metavar="NAME=BUILD_DIR:GCDA_DIR")
     return parser.parse_args()
 
 
@@ -528,11 +587,16 @@ def run(args):
     """Collect, report and check; the exit status."""
     cov = Coverage(args.src, args.files)
     for spec in args.build:
-        build, sep, gcda_dir = spec.partition(":")
-        if not sep:
-            raise Failure(f"--build {spec}: not BUILD_DIR:GCDA_DIR")
-        cov.add(os.path.basename(gcda_dir.rstrip("/")), gcov_objects(build, gcda_dir))
+        cov.add(*gcov_build("--build", spec))
     cov.finish()
+    for spec in args.attribute or []:
+        name, sep, build = spec.partition("=")
+        if not sep:
+            raise Failure(f"--attribute {spec}: not NAME=BUILD_DIR:GCDA_DIR")
+        alone = Coverage(args.src, args.files)
+        alone.add(*gcov_build(f"--attribute {name}=", build))
+        alone.finish()
+        cov.attribute(name, alone)
     reasons = read_reasons(args.reasons) if args.reasons else {}
     entries = read_baseline(args.baseline) if args.baseline else []
     stats = {path: cov.stats(path) for path in cov.files}
@@ -547,6 +611,9 @@ def run(args):
     if args.write_baseline:
         write_baseline(args.write_baseline, cov)
     ok = check_baseline(cov, entries) if args.baseline else True
+    if cov.runs:
+        print(f"coverage: {len(cov.runs)} runs to attribute error returns to; "
+              f"{len(unattributed(cov))} error returns reached by none alone")
     print(f"coverage: error returns {decided(total)}")
     print(f"coverage: {neighbours(cov)}")
     print(f"coverage: {summary(total)}")

@@ -11,8 +11,18 @@
 #   scripts/coverage.sh --run      first run the boots whose data is missing
 #   scripts/coverage.sh --docs     also write docs/coverage.md
 #   scripts/coverage.sh --baseline also rewrite kunit/coverage-baseline
+#   scripts/coverage.sh --attribute
+#                                  also say which test reaches each error
+#                                  return: boot the KUnit kernel once per
+#                                  suite of the main boot (kunit.filter_glob)
+#                                  and the kselftest kernel once per binary,
+#                                  each with its own gcov data, in
+#                                  $RESULTS/gcov-attribution/<boot>/; the
+#                                  other KUnit boots of $RESULTS/gcov count
+#                                  as runs of their own
 #
-# make coverage is --run --docs.
+# make coverage is --run --attribute --docs; make test runs none of these
+# boots.
 set -u
 . "$(dirname "$0")/common.sh"
 
@@ -23,20 +33,103 @@ drivers/dma-buf/heaps/carveout_heap.c"
 BASELINE=$REPO/kunit/coverage-baseline
 REASONS=$REPO/docs/coverage-reasons
 tap=$RESULTS/coverage.tap
+ATTR=$RESULTS/gcov-attribution
+SELFTESTS="dmabuf-heap dma-heap-seed dma-heap-test dma-heap-fuzz"
 
-docs=0 rebase=0 run=0
+# fresh DIR REF: whether DIR, the gcov data of an attribution boot, is newer
+# than REF, make test's data of the same kernel: older data may be of an
+# earlier build, whose objects the .gcno files no longer describe.
+fresh() {
+	[ -d "$1" ] && [ "$1" -nt "$2" ]
+}
+
+# attribution_boot NAME COMMAND...: run COMMAND, one boot with its results
+# in $ATTR/NAME and its output in $ATTR/NAME.log.  A failed case fails the
+# boot but still leaves the data of what it reached, so it is only reported.
+attribution_boot() {
+	local name=$1 t0 rc=0
+
+	shift
+	t0=$(date +%s)
+	rm -rf "${ATTR:?}/$name"
+	mkdir -p "$ATTR/$name"
+	RESULTS=$ATTR/$name "$@" >"$ATTR/$name.log" 2>&1 || rc=$?
+	echo "coverage: attribution boot $name: $(($(date +%s) - t0))s, exit $rc"
+}
+
+# selftest_alone BINARY: the kselftest boot of that binary only.  The build
+# phase packs the initramfs with it; the kernel in $SELFTEST_BUILD is up to
+# date, so make builds nothing there.
+selftest_alone() {
+	SELFTEST_TESTS=$1 SELFTEST_PHASE=build "$REPO/selftests/run-selftests.sh" &&
+		SELFTEST_TESTS=$1 SELFTEST_PHASE=boot "$REPO/selftests/run-selftests.sh"
+}
+
+# add_run NAME BUILD DIR: NAME, the run whose gcov data is DIR, as
+# coverage.py's --attribute in $attrs; a boot that left none is reported.
+add_run() {
+	if [ -d "$3" ]; then
+		attrs+=(--attribute "$1=$2:$3")
+	else
+		echo "coverage: no gcov data of $1 in $3: not a run to attribute to" >&2
+	fi
+}
+
+# attribution: the boots of --attribute that are not fresh, then the
+# runs in $attrs.  The suites are those that ran in the main KUnit boot
+# ($RESULTS/kunit.json).
+attribution() {
+	local suites s t d t0 packed=1
+
+	[ -f "$RESULTS/kunit.json" ] ||
+		die "coverage: no $RESULTS/kunit.json, whose suites --attribute boots alone (run make test or --run first)"
+	suites=$(python3 -c 'import json, sys
+print("\n".join(g["name"] for g in json.load(open(sys.argv[1]))["sub_groups"]))' \
+		"$RESULTS/kunit.json") || die "coverage: no suites in $RESULTS/kunit.json"
+	t0=$(date +%s)
+	for s in $suites; do
+		d=$ATTR/kunit-$s/gcov/kunit-main
+		fresh "$d" "$RESULTS/gcov/kunit-main" ||
+			SKIP_PREPARE=1 SKIP_BUILD=1 attribution_boot "kunit-$s" "$REPO/run_kunit.sh" "$s"
+		add_run "KUnit $s" "$KUNIT_BUILD" "$d"
+	done
+	for t in $SELFTESTS; do
+		d=$ATTR/selftest-$t/gcov/selftest
+		if ! fresh "$d" "$RESULTS/gcov/selftest"; then
+			attribution_boot "selftest-$t" selftest_alone "$t"
+			packed=0
+		fi
+		add_run "kselftest $t" "$SELFTEST_BUILD" "$d"
+	done
+	# The build phases left $SELFTEST_BUILD's initramfs with one binary:
+	# pack it again with all of them, for a later SELFTEST_PHASE=boot.
+	# Its results directory is not $RESULTS, whose selftest.tap it removes.
+	[ $packed = 1 ] || RESULTS=$ATTR/selftest-build SELFTEST_PHASE=build \
+		"$REPO/selftests/run-selftests.sh" >"$ATTR/selftest-build.log" 2>&1 ||
+		echo "coverage: the kselftest build of every binary failed: $ATTR/selftest-build.log" >&2
+	echo "coverage: attribution boots: $(($(date +%s) - t0))s"
+	for d in "$RESULTS"/gcov/kunit-*/; do
+		[ "$d" = "$RESULTS/gcov/kunit-main/" ] || [ ! -d "$d" ] ||
+			add_run "$(basename "$d")" "$KUNIT_BUILD" "${d%/}"
+	done
+}
+
+docs=0 rebase=0 run=0 attribute=0
 for a in "$@"; do
 	case $a in
 	--run) run=1 ;;
 	--docs) docs=1 ;;
 	--baseline) rebase=1 ;;
-	*) die "usage: $0 [--run] [--docs] [--baseline]" ;;
+	--attribute) attribute=1 ;;
+	*) die "usage: $0 [--run] [--docs] [--baseline] [--attribute]" ;;
 	esac
 done
 if [ $run = 1 ]; then
 	[ -d "$RESULTS/gcov/kunit-main" ] || SKIP_PREPARE=${SKIP_PREPARE:-0} "$REPO/run_kunit.sh"
 	[ -d "$RESULTS/gcov/selftest" ] || "$REPO/selftests/run-selftests.sh"
 fi
+attrs=()
+[ $attribute = 0 ] || attribution
 
 builds=()
 boots=""
@@ -58,8 +151,8 @@ if [ ${#builds[@]} = 0 ]; then
 	exit 1
 fi
 
-args=(--src "$KDIR" "${builds[@]}" --files $FILES --markdown "$RESULTS/coverage.md"
-	--command "make coverage (scripts/coverage.sh; gcov data of the boots:$boots)")
+args=(--src "$KDIR" "${builds[@]}" "${attrs[@]}" --files $FILES --markdown "$RESULTS/coverage.md"
+	--command "make coverage (scripts/coverage.sh${*:+ $*}; gcov data of the boots:$boots)")
 [ -f "$REASONS" ] && args+=(--reasons "$REASONS")
 [ $rebase = 1 ] && args+=(--write-baseline "$BASELINE")
 [ $rebase = 0 ] && [ -f "$BASELINE" ] && args+=(--baseline "$BASELINE")

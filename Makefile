@@ -36,9 +36,11 @@ kunit:
 selftest:
 	selftests/run-selftests.sh
 
-# The boots' gcov data, from make test, or from the boots run here first.
+# The boots' gcov data, from make test, or from the boots run here first;
+# then one boot per KUnit suite and per kselftest binary, for which test
+# reaches each error return (not in make test: they take a while).
 coverage:
-	scripts/coverage.sh --run --docs
+	scripts/coverage.sh --run --attribute --docs
 
 # Not part of test: it measures, it does not judge.
 bench:

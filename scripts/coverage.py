@@ -76,9 +76,10 @@ exists is "gone".
 test) to attribute error returns to: the rules above decide, on that run's
 data alone, which error returns it reaches, and the Markdown report gets a
 column "Reached by" with the NAMEs that do (those sharing a first word
-grouped: "KUnit a, b; kselftest c").  Error returns reached by the --builds
-but by no single run are listed apart: the "neighbour" rule and branch
-counts added up over builds can decide what no run decides alone.
+grouped: "KUnit a, b; kselftest c").  Listed apart: the error returns
+reached by the --builds but by no single run (the "neighbour" rule and
+branch counts added up over builds can decide what no run decides alone),
+and those a run reaches but the --builds do not (or not decidedly).
 
 Prints a line per file, how the error returns were decided, the lines
 "neighbour" counted and the totals; exits 2 on missing or unreadable data.
@@ -128,6 +129,7 @@ class Coverage:
         self.verdicts = {}      # error return -> (reached, how, evidence)
         self.runs = []          # NAMEs of --attribute, in order
         self.reached_by = {}    # error return -> NAMEs of --attribute
+        self.undecided = collections.Counter()  # error return -> runs unknown
         self.inferred = collections.Counter()  # (file, line) -> by "neighbour"
         self.rescued = []       # (file, line) covered only by those counts
         self.sources = {f: read_source(self.kdir, f) for f in self.files}
@@ -268,6 +270,8 @@ class Coverage:
             self.reached_by.setdefault(ret, [])
             if run.verdicts[ret][0]:
                 self.reached_by[ret].append(name)
+            elif run.verdicts[ret][0] is None:
+                self.undecided[ret] += 1
 
     def stats(self, path):
         """[covered, lines, taken, branches, reached, compiled] and the
@@ -437,9 +441,22 @@ def names_cell(names):
                      for first, rests in groups.items()) or "none"
 
 
+def reached_by_cell(cov, ret):
+    """The runs that reach an error return, and how many cannot tell."""
+    undecided = cov.undecided[ret]
+    return names_cell(cov.reached_by[ret]) + (
+        f"; undecided in {undecided}" if undecided else "")
+
+
 def unattributed(cov):
     """The error returns reached, but by no --attribute alone."""
     return [r for r in cov.returns if cov.verdicts[r][0] and not cov.reached_by[r]]
+
+
+def return_item(cov, ret):
+    """An error return and its verdict, for a Markdown list."""
+    _, how, evidence = cov.verdicts[ret]
+    return f"{ret[0]}:{ret[4]} ({ret[1]}): {code_cell(ret[3])}, {how}: {evidence}"
 
 
 def markdown_returns(cov, total):
@@ -451,8 +468,14 @@ def markdown_returns(cov, total):
     rows = ["## Error returns", "", f"{total[4]} of {total[5]} compiled reached; "
             f"{decided(total)}."]
     if runs:
+        silent = [n for n in runs if not any(n in r for r in cov.reached_by.values())]
         rows += ["", "Reached by: the runs whose gcov data alone, by the same "
-                 f"rules, says reached; the runs are {names_cell(runs)}."]
+                 "rules, says reached; \"undecided in N\": in N other runs the "
+                 "rules say unknown (as when a run takes some branches of a "
+                 "condition only), so a run not listed may reach it still.  "
+                 f"The runs are {names_cell(runs)}."
+                 + (f"  Of them, {names_cell(silent)} reach no error return."
+                    if silent else "")]
     rows += ["", "| " + " | ".join(cols) + " |", "|---" * len(cols) + "|"]
     apart = {"unknown": [], "not compiled": []}
     for ret in cov.returns:
@@ -461,17 +484,21 @@ def markdown_returns(cov, total):
         if how in apart:
             apart[how].append(f"{row} {evidence} |")
         else:
-            by = f" {names_cell(cov.reached_by[ret])} |" if runs else ""
+            by = f" {reached_by_cell(cov, ret)} |" if runs else ""
             rows.append(f"{row} {'yes' if reached else 'no'} | {how} | {evidence} |{by}")
     for how, found in apart.items():
         rows += ["", f"### {how.capitalize()}", "", "| File | Function | Line "
                  "| Code | Counts |", "|---|---|---|---|---|"] + found if found else []
     if runs:
-        alone = unattributed(cov)
         rows += ["", "### Reached by no single run", ""]
-        rows += [f"- {r[0]}:{r[4]} ({r[1]}): {code_cell(r[3])}, "
-                 f"{cov.verdicts[r][1]}: {cov.verdicts[r][2]}" for r in alone] or [
-                     "None: each error return reached is reached by one run alone."]
+        rows += [f"- {return_item(cov, r)}" for r in unattributed(cov)] or [
+            "None: each error return reached is reached by one run alone."]
+        # A line that one build has no record of is decided by its
+        # condition's branches in that build alone, by its count in the
+        # union: the two can differ.
+        rows += [f"- Not reached in the union, but by {names_cell(cov.reached_by[r])}: "
+                 f"{return_item(cov, r)}"
+                 for r in cov.returns if not cov.verdicts[r][0] and cov.reached_by[r]]
     return rows
 
 

@@ -57,11 +57,19 @@ attribution_boot() {
 	echo "coverage: attribution boot $name: $(($(date +%s) - t0))s, exit $rc"
 }
 
-# selftest_alone BINARY: the kselftest boot of that binary only.  The build
-# phase packs the initramfs with it; the kernel in $SELFTEST_BUILD is up to
-# date, so make builds nothing there.
+# selftest_alone BINARY: the kselftest boot of that binary only, of the
+# kernel that make test booted.  The boot phase boots
+# $SELFTEST_BUILD/initramfs.cpio; here it is packed from the build phase's
+# initramfs.list with a /tests/list that names BINARY only.  The build
+# phase would make the kernel again: a new kernel after any change of the
+# tree, whose .gcno files would no longer match make test's data.
 selftest_alone() {
-	SELFTEST_TESTS=$1 SELFTEST_PHASE=build "$REPO/selftests/run-selftests.sh" &&
+	local b=$SELFTEST_BUILD
+
+	echo "$1" >"$RESULTS/tests.list"
+	sed "s|^file /tests/list .*|file /tests/list $RESULTS/tests.list 0644 0 0|" \
+		"$b/initramfs.list" >"$RESULTS/initramfs.list" &&
+		"$b/gen_init_cpio" "$RESULTS/initramfs.list" >"$b/initramfs.cpio" &&
 		SELFTEST_TESTS=$1 SELFTEST_PHASE=boot "$REPO/selftests/run-selftests.sh"
 }
 
@@ -79,7 +87,7 @@ add_run() {
 # runs in $attrs.  The suites are those that ran in the main KUnit boot
 # ($RESULTS/kunit.json).
 attribution() {
-	local suites s t d t0 packed=1
+	local suites s t d t0 all=$ATTR/initramfs.cpio
 
 	[ -f "$RESULTS/kunit.json" ] ||
 		die "coverage: no $RESULTS/kunit.json, whose suites --attribute boots alone (run make test or --run first)"
@@ -93,20 +101,20 @@ print("\n".join(g["name"] for g in json.load(open(sys.argv[1]))["sub_groups"]))'
 			SKIP_PREPARE=1 SKIP_BUILD=1 attribution_boot "kunit-$s" "$REPO/run_kunit.sh" "$s"
 		add_run "KUnit $s" "$KUNIT_BUILD" "$d"
 	done
+	# The build phase's initramfs, with every binary, is put back after
+	# the boots of one binary each (or when they are interrupted), for a
+	# later SELFTEST_PHASE=boot.
+	cp -p "$SELFTEST_BUILD/initramfs.cpio" "$all" ||
+		die "coverage: no $SELFTEST_BUILD/initramfs.cpio to boot the kselftests from"
+	trap 'mv -f "$all" "$SELFTEST_BUILD/initramfs.cpio"' EXIT
 	for t in $SELFTESTS; do
 		d=$ATTR/selftest-$t/gcov/selftest
-		if ! fresh "$d" "$RESULTS/gcov/selftest"; then
+		fresh "$d" "$RESULTS/gcov/selftest" ||
 			attribution_boot "selftest-$t" selftest_alone "$t"
-			packed=0
-		fi
 		add_run "kselftest $t" "$SELFTEST_BUILD" "$d"
 	done
-	# The build phases left $SELFTEST_BUILD's initramfs with one binary:
-	# pack it again with all of them, for a later SELFTEST_PHASE=boot.
-	# Its results directory is not $RESULTS, whose selftest.tap it removes.
-	[ $packed = 1 ] || RESULTS=$ATTR/selftest-build SELFTEST_PHASE=build \
-		"$REPO/selftests/run-selftests.sh" >"$ATTR/selftest-build.log" 2>&1 ||
-		echo "coverage: the kselftest build of every binary failed: $ATTR/selftest-build.log" >&2
+	mv -f "$all" "$SELFTEST_BUILD/initramfs.cpio"
+	trap - EXIT
 	echo "coverage: attribution boots: $(($(date +%s) - t0))s"
 	for d in "$RESULTS"/gcov/kunit-*/; do
 		[ "$d" = "$RESULTS/gcov/kunit-main/" ] || [ ! -d "$d" ] ||

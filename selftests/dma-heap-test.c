@@ -1197,6 +1197,52 @@ static long drain_pools(void)
 }
 
 /*
+ * Shrink every slab cache, which also empties the debug kernel's KASAN
+ * quarantine of their freed objects (up to 1/32 of RAM, not counted in
+ * MemAvailable): after a run that freed many small objects, what is left
+ * is what was not freed.
+ */
+static void shrink_slab_caches(void)
+{
+	char *names[1024], path[PATH_MAX];
+	int i, n, fd;
+
+	n = list_dir("/sys/kernel/slab", names, 1024);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 names[i]);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (write(fd, "1", 1) != 1)
+				perror(path);
+			close(fd);
+		}
+		free(names[i]);
+	}
+}
+
+/*
+ * MemAvailable once it is back within @tolerance kB of @before, or after
+ * 5 s: frees may be deferred a little (RCU, per-cpu lists).  With @shrink,
+ * every slab cache is shrunk before each reading.
+ */
+static long mem_available_back(long before, long tolerance, int shrink)
+{
+	long after = 0;
+	int tries;
+
+	for (tries = 0; tries < 50; tries++) {
+		if (shrink)
+			shrink_slab_caches();
+		after = mem_available_kib();
+		if (after >= before - tolerance)
+			break;
+		usleep(100 * 1000);
+	}
+	return after;
+}
+
+/*
  * Statistics: every buffer is counted from its allocation to its release,
  * in whole pages as the buffer's size says, and a refused request is
  * counted by its errno.
@@ -1529,15 +1575,13 @@ struct memcg_run {
 	long after;		/* memory.current once they are closed */
 };
 
-/* A "key value" line of a cgroup file, or -1. */
-static long cgroup_key(const char *file, const char *key)
+/* The value of the "key value" line of @key in the file at @path, or -1. */
+static long keyed_value(const char *path, const char *key)
 {
-	char path[256], k[64];
+	char k[64];
 	long v, found = -1;
-	FILE *f;
+	FILE *f = fopen(path, "r");
 
-	snprintf(path, sizeof(path), CGROUP_TEST "/%s", file);
-	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	while (fscanf(f, "%63s %ld", k, &v) == 2)
@@ -1545,6 +1589,15 @@ static long cgroup_key(const char *file, const char *key)
 			found = v;
 	fclose(f);
 	return found;
+}
+
+/* A "key value" line of a cgroup file, or -1. */
+static long cgroup_key(const char *file, const char *key)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), CGROUP_TEST "/%s", file);
+	return keyed_value(path, key);
 }
 
 static void memcg_child(int out, long want)
@@ -1868,7 +1921,7 @@ TEST_F_TIMEOUT(heap, memory_alloc_free_256m, 600)
 	int nfds = hold / MEM_CHUNK, full = 0;
 	long before = 0, during = 0, after = 0;
 	int *fds = calloc(nfds, sizeof(*fds));
-	int round, i, tries;
+	int round, i;
 	size_t done;
 
 	ASSERT_NE(NULL, fds);
@@ -1893,13 +1946,7 @@ TEST_F_TIMEOUT(heap, memory_alloc_free_256m, 600)
 				close(fds[i]);
 		}
 	}
-	/* Frees may be deferred a little (RCU, per-cpu lists): poll. */
-	for (tries = 0; tries < 50; tries++) {
-		after = mem_available_kib();
-		if (after >= before - MEM_TOLERANCE_KIB)
-			break;
-		usleep(100 * 1000);
-	}
+	after = mem_available_back(before, MEM_TOLERANCE_KIB, 0);
 	TH_LOG("%s: held %zu MiB per batch; MemAvailable %ld kB before, %ld kB held, %ld kB after",
 	       variant->heap, hold / ONE_MIB, before, during, after);
 	/*
@@ -1996,7 +2043,7 @@ TEST_F_TIMEOUT(heap, concurrency_8_threads, 300)
 	struct stress s = { .heap_fd = self->heap_fd };
 	pthread_t threads[STRESS_THREADS];
 	long before, after = 0, tolerance, bytes, buffers;
-	int i, fds, tries;
+	int i, fds;
 	void *ret;
 
 	pthread_mutex_init(&s.lock, NULL);
@@ -2021,12 +2068,7 @@ TEST_F_TIMEOUT(heap, concurrency_8_threads, 300)
 	tolerance = s.bytes / 1024 / 10;
 	if (tolerance < MEM_TOLERANCE_KIB)
 		tolerance = MEM_TOLERANCE_KIB;
-	for (tries = 0; tries < 50; tries++) {
-		after = mem_available_kib();
-		if (after >= before - tolerance)
-			break;
-		usleep(100 * 1000);
-	}
+	after = mem_available_back(before, tolerance, 0);
 	TH_LOG("%ld iterations, %ld MiB in all; MemAvailable %ld kB before, %ld kB after (tolerance %ld kB)",
 	       (long)s.iterations, (long)(s.bytes / ONE_MIB), before, after,
 	       tolerance);
@@ -2037,7 +2079,7 @@ TEST_F_TIMEOUT(heap, concurrency_8_threads, 300)
 #define EXHAUST_THREADS		8
 #define EXHAUST_SECS		60
 #define EXHAUST_FDS		1024
-#define EXHAUST_ENOMEMS		3
+#define EXHAUST_ENOMEMS		2
 #define EXHAUST_TOLERANCE_KIB	(16 * 1024L)
 
 /* What the exhausting process tells its parent, in shared memory. */
@@ -2051,20 +2093,6 @@ struct exhaust {
 	time_t deadline;
 };
 
-static long vmstat(const char *key)
-{
-	char name[64];
-	long val, ret = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", name, &val) == 2)
-		if (!strcmp(name, key))
-			ret = val;
-	fclose(f);
-	return ret;
-}
 
 static struct exhaust *exhaust_shared;
 
@@ -2228,7 +2256,7 @@ FIXTURE_TEARDOWN(exhaust)
 TEST_F_TIMEOUT(exhaust, system_heap_is_enomem_and_kills_no_one, 300)
 {
 	long before, after = 0, kills, buffers, bytes;
-	int i, status, tries, short_of, enomem, kmsg, go[2];
+	int i, status, short_of, enomem, kmsg, go[2];
 	struct oom_log log;
 	struct exhaust *e;
 	pid_t pid;
@@ -2241,7 +2269,7 @@ TEST_F_TIMEOUT(exhaust, system_heap_is_enomem_and_kills_no_one, 300)
 	exhaust_shared = e;
 	buffers = heap_stat("system", "buffers");
 	bytes = heap_stat("system", "bytes");
-	kills = vmstat("oom_kill");
+	kills = keyed_value("/proc/vmstat", "oom_kill");
 	ASSERT_LE(0, kills);
 	ASSERT_EQ(0, drain_pools());
 	before = mem_available_kib();
@@ -2286,16 +2314,11 @@ TEST_F_TIMEOUT(exhaust, system_heap_is_enomem_and_kills_no_one, 300)
 				       e->errors, strerror(e->first_errno));
 	EXPECT_EQ(0, log.heap_pages) TH_LOG("the heap's pages called the OOM killer");
 	EXPECT_EQ(0, log.others) TH_LOG("the OOM killer killed another task");
-	EXPECT_EQ(kills + log.victims, vmstat("oom_kill"));
+	EXPECT_EQ(kills + log.victims, keyed_value("/proc/vmstat", "oom_kill"));
 	EXPECT_EQ(buffers, heap_stat("system", "buffers"));
 	EXPECT_EQ(bytes, heap_stat("system", "bytes"));
 	EXPECT_EQ(0, drain_pools());
-	for (tries = 0; tries < 50; tries++) {
-		after = mem_available_kib();
-		if (after >= before - EXHAUST_TOLERANCE_KIB)
-			break;
-		usleep(100 * 1000);
-	}
+	after = mem_available_back(before, EXHAUST_TOLERANCE_KIB, 0);
 	TH_LOG("MemAvailable %ld kB before, %ld kB after (tolerance %ld kB)",
 	       before, after, EXHAUST_TOLERANCE_KIB);
 	EXPECT_GE(after, before - EXHAUST_TOLERANCE_KIB);
@@ -2404,31 +2427,6 @@ next:
 	return NULL;
 }
 
-/*
- * Shrink every slab cache, which also empties the debug kernel's KASAN
- * quarantine of their freed objects (up to 1/32 of RAM, not counted in
- * MemAvailable): after a run that freed many small objects, what is left
- * is what was not freed.
- */
-static void shrink_slab_caches(void)
-{
-	char *names[1024], path[PATH_MAX];
-	int i, n, fd;
-
-	n = list_dir("/sys/kernel/slab", names, 1024);
-	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
-			 names[i]);
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			if (write(fd, "1", 1) != 1)
-				perror(path);
-			close(fd);
-		}
-		free(names[i]);
-	}
-}
-
 FIXTURE(churn) {
 	int module_fd;
 };
@@ -2525,13 +2523,7 @@ TEST_F_TIMEOUT(churn, heaps_come_and_go_while_in_use, 300)
 		free(names[i]);
 	}
 	EXPECT_EQ(fds, count_fds());
-	for (tries = 0; tries < 50; tries++) {
-		shrink_slab_caches();
-		after = mem_available_kib();
-		if (after >= before - MEM_TOLERANCE_KIB)
-			break;
-		usleep(100 * 1000);
-	}
+	after = mem_available_back(before, MEM_TOLERANCE_KIB, 1);
 	TH_LOG("MemAvailable %ld kB before, %ld kB after (tolerance %ld kB)",
 	       before, after, MEM_TOLERANCE_KIB);
 	EXPECT_GE(after, before - MEM_TOLERANCE_KIB);

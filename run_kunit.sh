@@ -19,6 +19,9 @@
 #                  hugetlb's CMA area
 #   kunit-smp      two CPUs (the others boot with one): dma_heap_stats,
 #                  whose threads then allocate in parallel
+#   kunit-init-*   dma_heap_init() failing at boot, for want of a dynamic
+#                  major, the class name or /sys/kernel/dma_heap:
+#                  dma_heap_init
 #   kunit-i386     32-bit x86 with HIGHMEM4G (kunit/i386.config), all suites
 # Only the main boots (of each architecture) run when a filter is given.
 #
@@ -357,6 +360,27 @@ for arch in $KUNIT_ARCHES; do
 		else
 			result 0 "kunit-smp: two CPUs are up (no \"smp: Brought up ... 2 CPUs\" line)"
 		fi
+	fi
+	if [ $full = 1 ]; then
+		# The framework's set-up at boot failing, once for each thing it
+		# needs: dma-heap-init-test.c takes it before dma_heap_init()
+		# runs and gives it back before the heaps' initcalls.  The
+		# suite dma_heap_init alone, and the boot's message with the
+		# errno: no dynamic major (EBUSY), the class name (EEXIST) or
+		# /sys/kernel/dma_heap taken (kobject_create_and_add() says
+		# only that it failed: ENOMEM).
+		echo dma_heap_init >"$RESULTS/kunit-init.expected"
+		for take in majors:-16 class:-17 kobj:-12; do
+			name=kunit-init-${take%%:*}
+			boot "$name" 300 "$RESULTS/kunit-init.expected" \
+				--kernel_args "dma_heap_init_test.take=${take%%:*}" 'dma_heap_init'
+			msg="dma_heap: not set up, so no heap can be added: ${take#*:}"
+			if grep -q "$msg\b" "$(console "$name")"; then
+				result 1 "$name: the boot says \"$msg\""
+			else
+				result 0 "$name: the boot says \"$msg\" (see $(console "$name"))"
+			fi
+		done
 	fi
 	times="$times x86_64: build $((t1 - t0))s, run $(($(date +%s) - t1))s;"
 done

@@ -62,7 +62,11 @@ of the return value's PHI), so the lines around them must tell.
           N bigger, so N >= C alone tells nothing.
   unknown Otherwise: listed apart, neither reached nor a --baseline failure.
 "Not compiled" is an error return whose function no build has a count for
-(as when #if leaves it out); the others are compiled.
+(as when #if leaves it out), or one directly under an if of whose
+condition and straight run of statements no line has a count while its
+function has counts: the compiler proved the condition false and left it
+out (as "size > SIZE_MAX" where size_t is 64-bit); the others are
+compiled.
 
 --reasons FILE has lines "FILE:FUNCTION: reason" (and # comments), given in
 the Markdown report next to the function's uncovered lines.
@@ -244,6 +248,8 @@ class Coverage:
         if near:
             return body[near[0]] > 0, "line", f"L{near[0]}: {body[near[0]]}"
         cond = max((n for n in body if first <= n <= last), default=None)
+        if cond is None and found:
+            return False, "not compiled", "no count in its if or its block: compiled out"
         if cond is None:
             return None, "unknown", "not directly under an if with a count"
         if not body[cond]:

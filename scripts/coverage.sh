@@ -58,19 +58,20 @@ attribution_boot() {
 }
 
 # selftest_alone BINARY: the kselftest boot of that binary only, of the
-# kernel that make test booted.  The boot phase boots
-# $SELFTEST_BUILD/initramfs.cpio; here it is packed from the build phase's
-# initramfs.list with a /tests/list that names BINARY only.  The build
-# phase would make the kernel again: a new kernel after any change of the
-# tree, whose .gcno files would no longer match make test's data.
+# kernel that make test booted, from an initramfs of its own
+# (SELFTEST_INITRAMFS), packed from the build phase's initramfs.list with a
+# /tests/list that names BINARY only.  The build phase would make the
+# kernel again: a new kernel after any change of the tree, whose .gcno
+# files would no longer match make test's data.
 selftest_alone() {
 	local b=$SELFTEST_BUILD
 
 	echo "$1" >"$RESULTS/tests.list"
 	sed "s|^file /tests/list .*|file /tests/list $RESULTS/tests.list 0644 0 0|" \
 		"$b/initramfs.list" >"$RESULTS/initramfs.list" &&
-		"$b/gen_init_cpio" "$RESULTS/initramfs.list" >"$b/initramfs.cpio" &&
-		SELFTEST_TESTS=$1 SELFTEST_PHASE=boot "$REPO/selftests/run-selftests.sh"
+		"$b/gen_init_cpio" "$RESULTS/initramfs.list" >"$RESULTS/initramfs.cpio" &&
+		SELFTEST_TESTS=$1 SELFTEST_PHASE=boot SELFTEST_INITRAMFS=$RESULTS/initramfs.cpio \
+			"$REPO/selftests/run-selftests.sh"
 }
 
 # add_run NAME BUILD DIR: NAME, the run whose gcov data is DIR, as
@@ -87,7 +88,7 @@ add_run() {
 # runs in $attrs.  The suites are those that ran in the main KUnit boot
 # ($RESULTS/kunit.json).
 attribution() {
-	local suites s t d t0 all=$ATTR/initramfs.cpio
+	local suites s t d t0
 
 	[ -f "$RESULTS/kunit.json" ] ||
 		die "coverage: no $RESULTS/kunit.json, whose suites --attribute boots alone (run make test or --run first)"
@@ -101,20 +102,14 @@ print("\n".join(g["name"] for g in json.load(open(sys.argv[1]))["sub_groups"]))'
 			SKIP_PREPARE=1 SKIP_BUILD=1 attribution_boot "kunit-$s" "$REPO/run_kunit.sh" "$s"
 		add_run "KUnit $s" "$KUNIT_BUILD" "$d"
 	done
-	# The build phase's initramfs, with every binary, is put back after
-	# the boots of one binary each (or when they are interrupted), for a
-	# later SELFTEST_PHASE=boot.
-	cp -p "$SELFTEST_BUILD/initramfs.cpio" "$all" ||
-		die "coverage: no $SELFTEST_BUILD/initramfs.cpio to boot the kselftests from"
-	trap 'mv -f "$all" "$SELFTEST_BUILD/initramfs.cpio"' EXIT
+	[ -f "$SELFTEST_BUILD/initramfs.list" ] ||
+		die "coverage: no $SELFTEST_BUILD/initramfs.list to boot the kselftests from"
 	for t in $SELFTESTS; do
 		d=$ATTR/selftest-$t/gcov/selftest
 		fresh "$d" "$RESULTS/gcov/selftest" ||
 			attribution_boot "selftest-$t" selftest_alone "$t"
 		add_run "kselftest $t" "$SELFTEST_BUILD" "$d"
 	done
-	mv -f "$all" "$SELFTEST_BUILD/initramfs.cpio"
-	trap - EXIT
 	echo "coverage: attribution boots: $(($(date +%s) - t0))s"
 	for d in "$RESULTS"/gcov/kunit-*/; do
 		[ "$d" = "$RESULTS/gcov/kunit-main/" ] || [ ! -d "$d" ] ||

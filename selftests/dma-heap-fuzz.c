@@ -928,16 +928,6 @@ static int recv_fd(int sock, struct msg *msg, int *fd)
 	return 0;
 }
 
-static bool all_zero(const char *p, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i])
-			return false;
-	return true;
-}
-
 /*
  * The child: for a heap fd, allocate, map, check that the buffer reads as
  * zeroes, write, and send the buffer back; for a buffer, map it, read it
@@ -974,7 +964,7 @@ static void child(int sock)
 				msg.status = errno;
 			} else {
 				buf_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
-				if (msg.what == 0 && !all_zero(p, msg.len))
+				if (msg.what == 0 && !all_zero(p, msg.len, NULL))
 					msg.status = EIO;	/* not zeroed */
 				buf_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
 				munmap(p, msg.len);
@@ -1134,18 +1124,9 @@ static enum op next_op(void)
 
 static bool heap_is_kind(const char *heap, const char *kind)
 {
-	char path[256], got[64] = "";
-	FILE *f;
+	char got[64];
 
-	snprintf(path, sizeof(path), HEAP_SYSFS "/%s/kind", heap);
-	f = fopen(path, "r");
-	if (f) {
-		if (!fgets(got, sizeof(got), f))
-			got[0] = '\0';
-		fclose(f);
-	}
-	got[strcspn(got, "\n")] = '\0';
-	return !strcmp(got, kind);
+	return !heap_file(heap, "kind", got, sizeof(got)) && !strcmp(got, kind);
 }
 
 static long heap_counter(int h, const char *file)

@@ -643,19 +643,6 @@ TEST_F(heap, sync_invalid_flags)
 	ASSERT_EQ(0, close(fd));
 }
 
-static int all_zero(const unsigned char *p, size_t len, size_t *at)
-{
-	size_t i;
-
-	for (i = 0; i < len; i += sizeof(uint64_t)) {
-		if (*(const uint64_t *)(p + i)) {
-			*at = i;
-			return 0;
-		}
-	}
-	return 1;
-}
-
 /* Zeroing: fresh buffers read zero after dirty ones were freed. */
 TEST_F_TIMEOUT(heap, zero_after_dirty_free, 300)
 {
@@ -1296,7 +1283,7 @@ static const char *const heap_kinds[] = {
  */
 TEST(properties_match_what_allocations_give)
 {
-	char *names[MAX_HEAPS], path[256], kind[32];
+	char *names[MAX_HEAPS], kind[32];
 	int n = find_heaps(names, MAX_HEAPS), i, vgem, err;
 	const size_t pg = page_size();
 
@@ -1315,13 +1302,9 @@ TEST(properties_match_what_allocations_give)
 		int heap, fd, k, known = 0;
 		unsigned char *p;
 		long entries;
-		FILE *f;
 
-		snprintf(path, sizeof(path), HEAP_SYSFS "/%s/kind", h);
-		f = fopen(path, "r");
-		ASSERT_NE(NULL, f) TH_LOG("%s: no kind", h);
-		ASSERT_EQ(1, fscanf(f, "%31s", kind));
-		fclose(f);
+		ASSERT_EQ(0, heap_file(h, "kind", kind, sizeof(kind)))
+			TH_LOG("%s: no kind", h);
 		for (k = 0; k < (int)(sizeof(heap_kinds) / sizeof(heap_kinds[0])); k++)
 			known |= !strcmp(kind, heap_kinds[k]);
 		EXPECT_TRUE(known) TH_LOG("%s: kind %s", h, kind);
@@ -1379,9 +1362,9 @@ TEST(properties_match_what_allocations_give)
  */
 TEST(dma_heap_info_lists_every_heap)
 {
-	char *names[MAX_HEAPS], line[512], kind[32], want[32], path[256];
+	char *names[MAX_HEAPS], line[512], kind[32], want[32];
 	int n = find_heaps(names, MAX_HEAPS), i, found[MAX_HEAPS] = { 0 };
-	FILE *f = popen("/tests/dma-heap-info", "r"), *k;
+	FILE *f = popen("/tests/dma-heap-info", "r");
 
 	ASSERT_NE(NULL, f);
 	ASSERT_NE(NULL, fgets(line, sizeof(line), f));
@@ -1396,11 +1379,7 @@ TEST(dma_heap_info_lists_every_heap)
 			if (strcmp(name, names[i]))
 				continue;
 			found[i]++;
-			snprintf(path, sizeof(path), HEAP_SYSFS "/%s/kind", name);
-			k = fopen(path, "r");
-			ASSERT_NE(NULL, k);
-			ASSERT_EQ(1, fscanf(k, "%31s", want));
-			fclose(k);
+			ASSERT_EQ(0, heap_file(name, "kind", want, sizeof(want)));
 			EXPECT_STREQ(want, kind);
 		}
 	}
@@ -2093,8 +2072,11 @@ struct exhaust {
 	time_t deadline;
 };
 
-
-static struct exhaust *exhaust_shared;
+/* What each exhausting thread is given: the shared state and its index. */
+struct exhaust_arg {
+	struct exhaust *e;
+	int id;
+};
 
 /*
  * One thread: allocate buffers of 1 to 16 MiB and keep them; on ENOMEM
@@ -2104,8 +2086,8 @@ static struct exhaust *exhaust_shared;
  */
 static void *exhaust_thread(void *arg)
 {
-	struct exhaust *e = exhaust_shared;
-	int id = (int)(intptr_t)arg, *fds, held = 0, i, fd;
+	struct exhaust *e = ((struct exhaust_arg *)arg)->e;
+	int id = ((struct exhaust_arg *)arg)->id, *fds, held = 0, i, fd;
 	unsigned int seed = id + 1;
 
 	fds = calloc(EXHAUST_FDS, sizeof(*fds));
@@ -2142,8 +2124,9 @@ static void *exhaust_thread(void *arg)
 }
 
 /* The exhausting process: its threads, then every buffer closed. */
-static int exhaust_child(int go)
+static int exhaust_child(struct exhaust *e, int go)
 {
+	struct exhaust_arg args[EXHAUST_THREADS];
 	struct rlimit rl = { EXHAUST_THREADS * EXHAUST_FDS + 64,
 			     EXHAUST_THREADS * EXHAUST_FDS + 64 };
 	pthread_t threads[EXHAUST_THREADS];
@@ -2160,10 +2143,11 @@ static int exhaust_child(int go)
 	/* The parent has told the kernel log checker who may be killed. */
 	if (read(go, &c, 1) != 1)
 		return 4;
-	for (i = 0; i < EXHAUST_THREADS; i++)
-		if (pthread_create(&threads[i], NULL, exhaust_thread,
-				   (void *)(intptr_t)i))
+	for (i = 0; i < EXHAUST_THREADS; i++) {
+		args[i] = (struct exhaust_arg){ .e = e, .id = i };
+		if (pthread_create(&threads[i], NULL, exhaust_thread, &args[i]))
 			return 5;
+	}
 	for (i = 0; i < EXHAUST_THREADS; i++)
 		if (pthread_join(threads[i], NULL))
 			return 6;
@@ -2266,7 +2250,6 @@ TEST_F_TIMEOUT(exhaust, system_heap_is_enomem_and_kills_no_one, 300)
 	ASSERT_NE(MAP_FAILED, e);
 	e->heap_fd = self->heap_fd;
 	e->deadline = time(NULL) + EXHAUST_SECS;
-	exhaust_shared = e;
 	buffers = heap_stat("system", "buffers");
 	bytes = heap_stat("system", "bytes");
 	kills = keyed_value("/proc/vmstat", "oom_kill");
@@ -2282,7 +2265,7 @@ TEST_F_TIMEOUT(exhaust, system_heap_is_enomem_and_kills_no_one, 300)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		close(go[1]);
-		_exit(exhaust_child(go[0]));
+		_exit(exhaust_child(e, go[0]));
 	}
 	close(go[0]);
 	kmsg_write("dma-heap-test: OOM kills of pid %d allowed\n", pid);

@@ -295,6 +295,29 @@ static inline long dmabuf_sg_entries(int drm_fd, int buf_fd)
 /* A heap's statistics and properties (sysfs-kernel-dma-heap). */
 #define HEAP_SYSFS	"/sys/kernel/dma_heap"
 
+/*
+ * The first line of HEAP_SYSFS/<heap>/<file> into buf, without its newline:
+ * 0, or -1 when it cannot be read.
+ */
+static inline int heap_file(const char *heap, const char *file, char *buf,
+			    size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), HEAP_SYSFS "/%s/%s", heap, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, len, f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
 /* A number from /sys/kernel/dma_heap/<heap>/<file>, or -1 without it. */
 static inline long heap_stat(const char *heap, const char *file)
 {
@@ -548,5 +571,23 @@ static inline void register_heap_variants(struct __fixture_metadata *fixture,
 	}
 
 #endif /* __KSELFTEST_HARNESS_H */
+
+/*
+ * Whether len bytes at p are all zero; if not, *at (when at is not NULL) is
+ * the offset of the first that is not.
+ */
+static inline int all_zero(const void *p, size_t len, size_t *at)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	if (!len || (!b[0] && !memcmp(b, b + 1, len - 1)))
+		return 1;
+	for (i = 0; !b[i]; i++)
+		;
+	if (at)
+		*at = i;
+	return 0;
+}
 
 #endif /* DMA_HEAP_UTIL_H */

@@ -23,6 +23,8 @@
 #   SELFTEST_PHASE=build|boot  only builds (kernel, tests, initramfs), or
 #                         only boots what a build phase left (make test
 #                         boots beside the i386 KUnit build); default both
+#   SELFTEST_INITRAMFS=file  the boot's initramfs instead of the build
+#                         phase's (make coverage packs one per binary)
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -43,6 +45,7 @@ RUN=$B/run
 CMDLINE="console=ttyS0 memmap=64M\$0x30000000 dma_heap.carveout=64M@0x30000000 cma=64M hugetlb_cma=1G panic_on_warn=1 panic=-1 oops=panic rdinit=/init kmemleak=on"
 
 PHASE=${SELFTEST_PHASE:-all}
+INITRAMFS=${SELFTEST_INITRAMFS:-$B/initramfs.cpio}
 mkdir -p "$RESULTS" "$B"
 rm -f "$RESULTS/selftest.tap" "$RESULTS/selftest.counts"
 
@@ -60,73 +63,73 @@ start=$(date +%s)
 built=$start
 T=$B/tests
 if [ "$PHASE" != boot ]; then
-"$REPO/scripts/install-deps.sh" || fail_setup "missing packages"
-[ -f "$SRC/Makefile" ] || "$REPO/scripts/prepare-tree.sh" || fail_setup "no tree"
-[ -f "$SRC/Makefile" ] || fail_setup "no kernel tree in $SRC"
+	"$REPO/scripts/install-deps.sh" || fail_setup "missing packages"
+	[ -f "$SRC/Makefile" ] || "$REPO/scripts/prepare-tree.sh" || fail_setup "no tree"
+	[ -f "$SRC/Makefile" ] || fail_setup "no kernel tree in $SRC"
 
-# 1. The kernel: allnoconfig plus the fragment.  An option of the fragment
-# that this tree has but the result lacks means a dependency is missing;
-# one that the tree does not have yet (a heap still being written) is noted.
-echo "selftest: building the kernel in $B"
-# shellcheck disable=SC2046
-build_small_kernel "$SRC" "$B" "$HERE/kernel.config" $(gcov_make_vars) ||
-	fail_setup "kernel build failed (kernel.config, bzImage or headers_install)"
-# The test module, when the tree has it (dma-heap-test skips its case
-# without it).
-churn_ko=$B/drivers/dma-buf/heaps/dma_heap_churn_test.ko
-rm -f "$churn_ko"
-if grep -q '^CONFIG_DMABUF_HEAPS_CHURN_TEST=m' "$B/.config"; then
+	# 1. The kernel: allnoconfig plus the fragment.  An option of the fragment
+	# that this tree has but the result lacks means a dependency is missing;
+	# one that the tree does not have yet (a heap still being written) is noted.
+	echo "selftest: building the kernel in $B"
 	# shellcheck disable=SC2046
-	make -s -C "$SRC" O="$B" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" \
-		$(gcov_make_vars) modules </dev/null ||
-		fail_setup "building the test module failed"
-fi
-built=$(date +%s)
+	build_small_kernel "$SRC" "$B" "$HERE/kernel.config" $(gcov_make_vars) ||
+		fail_setup "kernel build failed (kernel.config, bzImage or headers_install)"
+	# The test module, when the tree has it (dma-heap-test skips its case
+	# without it).
+	churn_ko=$B/drivers/dma-buf/heaps/dma_heap_churn_test.ko
+	rm -f "$churn_ko"
+	if grep -q '^CONFIG_DMABUF_HEAPS_CHURN_TEST=m' "$B/.config"; then
+		# shellcheck disable=SC2046
+		make -s -C "$SRC" O="$B" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" \
+			$(gcov_make_vars) modules </dev/null ||
+			fail_setup "building the test module failed"
+	fi
+	built=$(date +%s)
 
-# 2. The tests, static, against the tree's UAPI headers.
-rm -rf "$T"
-mkdir -p "$T"
-make -s -C "$SRC/tools/testing/selftests/dmabuf-heaps" OUTPUT="$T" \
-	KHDR_INCLUDES="-isystem $B/hdr/include" </dev/null ||
-	fail_setup "building upstream's dmabuf-heap failed"
-for t in dma-heap-seed dma-heap-test dma-heap-info dma-heap-fuzz; do
-	gcc -static -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
-		-Wno-clobbered -isystem "$B/hdr/include" \
-		-I"$SRC/tools/testing/selftests" -o "$T/$t" "$HERE/$t.c" -lpthread ||
-		fail_setup "building $t failed"
-done
+	# 2. The tests, static, against the tree's UAPI headers.
+	rm -rf "$T"
+	mkdir -p "$T"
+	make -s -C "$SRC/tools/testing/selftests/dmabuf-heaps" OUTPUT="$T" \
+		KHDR_INCLUDES="-isystem $B/hdr/include" </dev/null ||
+		fail_setup "building upstream's dmabuf-heap failed"
+	for t in dma-heap-seed dma-heap-test dma-heap-info dma-heap-fuzz; do
+		gcc -static -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+			-Wno-clobbered -isystem "$B/hdr/include" \
+			-I"$SRC/tools/testing/selftests" -o "$T/$t" "$HERE/$t.c" -lpthread ||
+			fail_setup "building $t failed"
+	done
 
-# 3. The initramfs: busybox, /init and the tests, made by the tree's own
-# gen_init_cpio (no root needed for /dev/console).
-gcc -O2 -o "$B/gen_init_cpio" "$SRC/usr/gen_init_cpio.c"
-busybox=$(command -v busybox)
-readelf -l "$busybox" | grep -q INTERP && fail_setup "$busybox is not static (busybox-static)"
-{
-	echo "dir /dev 0755 0 0"
-	echo "nod /dev/console 0600 0 0 c 5 1"
-	echo "nod /dev/null 0666 0 0 c 1 3"
-	for d in /bin /proc /sys /tmp /tests; do echo "dir $d 0755 0 0"; done
-	echo "file /bin/busybox $busybox 0755 0 0"
-	echo "slink /bin/sh busybox 0777 0 0"
-	echo "file /init $HERE/init.sh 0755 0 0"
-	echo "$TESTS" | tr ' ' '\n' | sed '/^$/d' >"$B/tests.list"
-	echo "file /tests/list $B/tests.list 0644 0 0"
-	for t in $TESTS; do echo "file /tests/$t $T/$t 0755 0 0"; done
-	# A binary's arguments, if any, in /tests/<name>.args.
-	echo "$FUZZ" >"$B/fuzz.args"
-	echo "file /tests/dma-heap-fuzz.args $B/fuzz.args 0644 0 0"
-	[ ! -f "$churn_ko" ] ||
-		echo "file /tests/dma_heap_churn_test.ko $churn_ko 0644 0 0"
-	# The heap lister, which dma-heap-test runs and checks.
-	echo "file /tests/dma-heap-info $T/dma-heap-info 0755 0 0"
-} >"$B/initramfs.list"
-"$B/gen_init_cpio" "$B/initramfs.list" >"$B/initramfs.cpio"
-if [ "$PHASE" = build ]; then
-	echo "selftest: built in $((built - start))s; the boot is SELFTEST_PHASE=boot"
-	exit 0
+	# 3. The initramfs: busybox, /init and the tests, made by the tree's own
+	# gen_init_cpio (no root needed for /dev/console).
+	gcc -O2 -o "$B/gen_init_cpio" "$SRC/usr/gen_init_cpio.c"
+	busybox=$(command -v busybox)
+	readelf -l "$busybox" | grep -q INTERP && fail_setup "$busybox is not static (busybox-static)"
+	{
+		echo "dir /dev 0755 0 0"
+		echo "nod /dev/console 0600 0 0 c 5 1"
+		echo "nod /dev/null 0666 0 0 c 1 3"
+		for d in /bin /proc /sys /tmp /tests; do echo "dir $d 0755 0 0"; done
+		echo "file /bin/busybox $busybox 0755 0 0"
+		echo "slink /bin/sh busybox 0777 0 0"
+		echo "file /init $HERE/init.sh 0755 0 0"
+		echo "$TESTS" | tr ' ' '\n' | sed '/^$/d' >"$B/tests.list"
+		echo "file /tests/list $B/tests.list 0644 0 0"
+		for t in $TESTS; do echo "file /tests/$t $T/$t 0755 0 0"; done
+		# A binary's arguments, if any, in /tests/<name>.args.
+		echo "$FUZZ" >"$B/fuzz.args"
+		echo "file /tests/dma-heap-fuzz.args $B/fuzz.args 0644 0 0"
+		[ ! -f "$churn_ko" ] ||
+			echo "file /tests/dma_heap_churn_test.ko $churn_ko 0644 0 0"
+		# The heap lister, which dma-heap-test runs and checks.
+		echo "file /tests/dma-heap-info $T/dma-heap-info 0755 0 0"
+	} >"$B/initramfs.list"
+	"$B/gen_init_cpio" "$B/initramfs.list" >"$B/initramfs.cpio"
+	if [ "$PHASE" = build ]; then
+		echo "selftest: built in $((built - start))s; the boot is SELFTEST_PHASE=boot"
+		exit 0
+	fi
 fi
-fi
-[ -f "$B/initramfs.cpio" ] || fail_setup "nothing built in $B (SELFTEST_PHASE=build first)"
+[ -f "$INITRAMFS" ] || fail_setup "no $INITRAMFS (SELFTEST_PHASE=build first)"
 
 # 4. The boot.  Each serial port goes to a file and stdin is /dev/null, so
 # the run needs no terminal (CI has no stdin).
@@ -142,7 +145,7 @@ timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel "$accel" "${cpu[@]}" \
 	-m "$MEM" -smp "$SMP" -nodefaults -nographic -no-reboot -monitor none \
 	-bios qboot.rom \
 	-serial "file:$RUN/console.log" -serial "file:$RUN/tests.log" \
-	-kernel "$B/arch/x86/boot/bzImage" -initrd "$B/initramfs.cpio" \
+	-kernel "$B/arch/x86/boot/bzImage" -initrd "$INITRAMFS" \
 	-append "$CMDLINE" </dev/null >"$RUN/qemu.log" 2>&1 || qrc=$?
 end=$(date +%s)
 

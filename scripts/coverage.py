@@ -480,7 +480,8 @@ def markdown_returns(cov, total):
                  "rules say unknown (as when a run takes some branches of a "
                  "condition only), so a run not listed may reach it still.  "
                  f"The runs are {names_cell(runs)}."
-                 + (f"  Of them, {names_cell(silent)} reach no error return."
+                 + (f"  Of them, {names_cell(silent)} reach"
+                    f"{'es' if len(silent) == 1 else ''} no error return."
                     if silent else "")]
     rows += ["", "| " + " | ".join(cols) + " |", "|---" * len(cols) + "|"]
     apart = {"unknown": [], "not compiled": []}

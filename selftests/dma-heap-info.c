@@ -12,38 +12,18 @@
  * pool for a heap without a pool).  Exits 1 when a heap has no sysfs
  * directory, 2 on bad usage.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define HEAP_DEV	"/dev/dma_heap"
-#define HEAP_SYSFS	"/sys/kernel/dma_heap"
-#define MAX_HEAPS	64
+#include "dma-heap-util.h"
+
+/* More than the tests' MAX_HEAPS: a lister for any system. */
+#define MAX_LISTED	64
 
 static int bytes_mode;
-
-/* @file of @heap's sysfs directory, newline stripped; 0, or -1 if absent. */
-static int heap_file(const char *heap, const char *file, char *buf,
-		     size_t len)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), HEAP_SYSFS "/%s/%s", heap, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, len, f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
 
 /* A size for a column: bytes, or K/M/G with one decimal where it helps. */
 static void fmt_size(const char *heap, const char *file, char *out,
@@ -82,11 +62,6 @@ static void fmt_text(const char *heap, const char *file, char *out,
 		snprintf(out, len, "-");
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char * const *)a, *(char * const *)b);
-}
-
 /* The columns after NAME: a file of the heap's directory each. */
 static const struct {
 	const char *head;
@@ -110,10 +85,8 @@ static const char *const failures[] = { "einval", "enomem", "eintr", "other" };
 
 int main(int argc, char **argv)
 {
-	char *names[MAX_HEAPS], val[64], file[32];
-	struct dirent *de;
-	int n = 0, i, c, opt, rc = 0;
-	DIR *d;
+	char *names[MAX_LISTED], val[64], file[32];
+	int n, i, c, opt, rc = 0;
 
 	while ((opt = getopt(argc, argv, "b")) != -1) {
 		if (opt != 'b') {
@@ -123,16 +96,11 @@ int main(int argc, char **argv)
 		bytes_mode = 1;
 	}
 
-	d = opendir(HEAP_DEV);
-	if (!d) {
-		fprintf(stderr, "%s: %s\n", HEAP_DEV, strerror(errno));
+	n = list_dir(DMA_HEAP_DIR, names, MAX_LISTED);
+	if (!n && access(DMA_HEAP_DIR, R_OK | X_OK)) {
+		fprintf(stderr, "%s: %s\n", DMA_HEAP_DIR, strerror(errno));
 		return 1;
 	}
-	while ((de = readdir(d)) && n < MAX_HEAPS)
-		if (de->d_name[0] != '.')
-			names[n++] = strdup(de->d_name);
-	closedir(d);
-	qsort(names, n, sizeof(names[0]), cmp_name);
 
 	printf("%-20s", "NAME");
 	for (c = 0; c < (int)(sizeof(cols) / sizeof(cols[0])); c++)

@@ -1537,9 +1537,10 @@ TEST_F(heap, fd_limit_reached_is_emfile_and_leaks_nothing)
 
 /*
  * Memory cgroup accounting (dma_heap.mem_accounting): a child in a cgroup
- * v2 with memory.max allocates 1 MiB system heap buffers until one fails
- * or it has twice the limit, and reports what it got and what the cgroup
- * was charged, with the buffers and after closing them.
+ * v2 with memory.max allocates 1 MiB buffers of a heap whose memory comes
+ * from the page allocator (system, system-contig) until one fails or it
+ * has twice the limit, and reports what it got and what the cgroup was
+ * charged, with the buffers and after closing them.
  */
 #define CGROUP_ROOT		"/sys/fs/cgroup"
 #define CGROUP_TEST		CGROUP_ROOT "/dma-heap-test"
@@ -1579,10 +1580,10 @@ static long cgroup_key(const char *file, const char *key)
 	return keyed_value(path, key);
 }
 
-static void memcg_child(int out, long want)
+static void memcg_child(int out, const char *name, long want)
 {
 	struct memcg_run r = { 0 };
-	int heap = heap_open("system"), fds[2 * MEMCG_MAX / ONE_MIB], n = 0;
+	int heap = heap_open(name), fds[2 * MEMCG_MAX / ONE_MIB], n = 0;
 
 	if (heap < 0 || write_long(CGROUP_TEST "/cgroup.procs", 0))
 		_exit(2);
@@ -1606,8 +1607,8 @@ static void memcg_child(int out, long want)
 }
 
 /* One child's run, with accounting @on; fails the test if it did not end. */
-static struct memcg_run memcg_run(struct __test_metadata *_metadata, int on,
-				  long want)
+static struct memcg_run memcg_run(struct __test_metadata *_metadata,
+				  const char *name, int on, long want)
 {
 	struct memcg_run r = { -1, -1, -1, -1 };
 	int pipefd[2], status;
@@ -1619,7 +1620,7 @@ static struct memcg_run memcg_run(struct __test_metadata *_metadata, int on,
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		close(pipefd[0]);
-		memcg_child(pipefd[1], want);
+		memcg_child(pipefd[1], name, want);
 	}
 	close(pipefd[1]);
 	EXPECT_EQ(sizeof(r), read(pipefd[0], &r, sizeof(r)));
@@ -1628,16 +1629,24 @@ static struct memcg_run memcg_run(struct __test_metadata *_metadata, int on,
 	/* Exited by itself: not killed, by the OOM killer or anything else. */
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("child status %#x", status);
-	TH_LOG("accounting %s: %ld MiB allocated (%s), charged %ld KiB with them, %ld KiB after",
-	       on ? "on" : "off", r.got / (long)ONE_MIB,
+	TH_LOG("%s, accounting %s: %ld MiB allocated (%s), charged %ld KiB with them, %ld KiB after",
+	       name, on ? "on" : "off", r.got / (long)ONE_MIB,
 	       r.err ? strerror(r.err) : "no failure", r.held / 1024,
 	       r.after / 1024);
 	return r;
 }
 
-TEST(memcg_charges_system_heap_buffers_when_accounting_is_on)
+/*
+ * With accounting off the heap's buffers are charged to nobody; with it on
+ * they are charged to the allocator's cgroup while held, the limit makes
+ * the allocation fail with ENOMEM rather than call the OOM killer, and the
+ * charge goes back on close, whether the memory goes back to the page
+ * allocator or stays in the heap's pool.
+ */
+static void memcg_charges_heap(struct __test_metadata *_metadata,
+			       const char *name)
 {
-	long bytes = heap_stat("system", "bytes");
+	long bytes = heap_stat(name, "bytes");
 	struct memcg_run r;
 	char was = 0;
 	FILE *f;
@@ -1661,16 +1670,17 @@ TEST(memcg_charges_system_heap_buffers_when_accounting_is_on)
 	ASSERT_EQ(0, write_long(CGROUP_TEST "/memory.max", MEMCG_MAX));
 
 	/* Off: twice the limit is had and nothing of it is charged. */
-	r = memcg_run(_metadata, 0, 2 * MEMCG_MAX);
+	r = memcg_run(_metadata, name, 0, 2 * MEMCG_MAX);
 	EXPECT_EQ(0, r.err);
 	EXPECT_EQ(2 * MEMCG_MAX, r.got);
 	EXPECT_GT(MEMCG_SLACK, r.held);
 
 	/*
 	 * On: ENOMEM at the limit, what was had is charged while held, and
-	 * the charge is returned on close although the chunks stay pooled.
+	 * the charge is returned on close (the system heap's chunks stay
+	 * pooled, system-contig's go back to the page allocator).
 	 */
-	r = memcg_run(_metadata, 1, 2 * MEMCG_MAX);
+	r = memcg_run(_metadata, name, 1, 2 * MEMCG_MAX);
 	EXPECT_EQ(ENOMEM, r.err);
 	EXPECT_LE(MEMCG_MAX - MEMCG_SLACK, r.got);
 	EXPECT_GE(MEMCG_MAX, r.got);
@@ -1678,8 +1688,8 @@ TEST(memcg_charges_system_heap_buffers_when_accounting_is_on)
 	EXPECT_GT(MEMCG_SLACK, r.after);
 	TH_LOG("total_pools_kb %ld after the run", total_pools_kib());
 
-	/* Chunks from the pool are charged when a buffer takes them. */
-	r = memcg_run(_metadata, 1, MEMCG_MAX / 2);
+	/* Again, below the limit: the system heap's chunks from its pool. */
+	r = memcg_run(_metadata, name, 1, MEMCG_MAX / 2);
 	EXPECT_EQ(0, r.err);
 	EXPECT_LE(r.got, r.held);
 	EXPECT_GT(MEMCG_SLACK, r.after);
@@ -1688,10 +1698,20 @@ TEST(memcg_charges_system_heap_buffers_when_accounting_is_on)
 	EXPECT_EQ(0, cgroup_key("memory.events", "oom"));
 	EXPECT_EQ(0, cgroup_key("memory.events", "oom_kill"));
 	EXPECT_LT(0, cgroup_key("memory.events", "max"));
-	EXPECT_EQ(bytes, heap_stat("system", "bytes"));
+	EXPECT_EQ(bytes, heap_stat(name, "bytes"));
 
 	EXPECT_EQ(0, write_long(MEM_ACCOUNTING, 0));
 	EXPECT_EQ(0, rmdir(CGROUP_TEST));
+}
+
+TEST(memcg_charges_system_heap_buffers_when_accounting_is_on)
+{
+	memcg_charges_heap(_metadata, "system");
+}
+
+TEST(memcg_charges_system_contig_heap_buffers_when_accounting_is_on)
+{
+	memcg_charges_heap(_metadata, "system-contig");
 }
 
 #define CMA_CACHE_DEBUGFS "/sys/kernel/debug/dma_heap_cma_cache"

@@ -19,6 +19,9 @@
 #                  hugetlb's CMA area
 #   kunit-smp      two CPUs (the others boot with one): dma_heap_stats,
 #                  whose threads then allocate in parallel
+#   kunit-fail     dma_heap_test.fail_on_purpose=1: dma_heap_cleanup, whose
+#                  first case fails on purpose (counted as passed when it
+#                  does) and whose second checks what it held was freed
 #   kunit-init-*   dma_heap_init() failing at boot, for want of a dynamic
 #                  major, the class name or /sys/kernel/dma_heap:
 #                  dma_heap_init
@@ -190,10 +193,12 @@ boot() {
 	cp "$build_dir/test.log" "$RESULTS/$name.console" 2>/dev/null ||
 		: >"$RESULTS/$name.console"
 	sed -n '/^\(KTAP\|TAP\) version/,$p' "$RESULTS/$name.console" >"$ktap"
-	c=$("$tapcount" kunit "$json" "$expected") || c="0 1 0"
+	c=$("$tapcount" kunit "$json" "$expected" ${EXPECT_FAIL:+"$EXPECT_FAIL"}) || c="0 1 0"
 	count "$c"
 	read -r p f s <<<"$c"
-	if [ "$erc" != 0 ]; then
+	# kunit.py exits non-zero for the case that must fail: only its
+	# parse of the results, in the count, says whether the boot did well.
+	if [ "$erc" != 0 ] && { [ -z "${EXPECT_FAIL:-}" ] || [ "$f" != 0 ]; }; then
 		rc=1
 		# A crash or parse error that left no failed case still fails.
 		[ "$f" != 0 ] || result 0 "$name: kunit.py exec exited $erc"
@@ -359,6 +364,25 @@ for arch in $KUNIT_ARCHES; do
 			result 1 "kunit-smp: two CPUs are up"
 		else
 			result 0 "kunit-smp: two CPUs are up (no \"smp: Brought up ... 2 CPUs\" line)"
+		fi
+	fi
+	if [ $full = 1 ]; then
+		# A case that fails on purpose (dma-heap-test.c's dma_heap_cleanup)
+		# holding an fd, a buffer and a user mapping: KUnit runs the
+		# suite's exit in its own thread, and the next case, in the same
+		# kernel, finds all of it given back.  The failure counts as a
+		# pass when it is reported with its message.
+		echo dma_heap_cleanup >"$RESULTS/kunit-fail.expected"
+		must_fail=dma_heap_cleanup.a_case_fails_on_purpose_holding_a_buffer
+		EXPECT_FAIL=$must_fail boot kunit-fail 300 "$RESULTS/kunit-fail.expected" \
+			--kernel_args dma_heap_test.fail_on_purpose=1 'dma_heap_cleanup'
+		if grep -q 'fails on purpose, holding fd [0-9]* and a user mapping' \
+			"$(console kunit-fail)" &&
+			grep -Eq 'not ok [0-9]+ a_case_fails_on_purpose_holding_a_buffer' \
+				"$(console kunit-fail)"; then
+			result 1 "kunit-fail: $must_fail is reported failed, with its message"
+		else
+			result 0 "kunit-fail: $must_fail is reported failed, with its message (see $(console kunit-fail))"
 		fi
 	fi
 	if [ $full = 1 ]; then

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Count results for the final summary line.
 
-  tap-count.py kunit JSON EXPECTED-SUITES   counts a kunit.py --json file
+  tap-count.py kunit JSON EXPECTED-SUITES [SUITE.CASE]
+                                            counts a kunit.py --json file;
+                                            SUITE.CASE must fail, and
+                                            counts as passed if it did
   tap-count.py tap FILE...                  counts (K)TAP output
   tap-count.py sum FILE...                  adds up files of "P F S" counts
 
@@ -15,7 +18,7 @@ import re
 import sys
 
 
-def count_json(path, expected_path):
+def count_json(path, expected_path, must_fail=None):
     passed = failed = skipped = 0
     try:
         with open(path) as f:
@@ -28,6 +31,13 @@ def count_json(path, expected_path):
         nonlocal passed, failed, skipped
         for case in group.get("test_cases", []):
             status = case.get("status")
+            if f"{prefix}{case.get('name')}" == must_fail:
+                if status == "FAIL":
+                    passed += 1
+                else:
+                    failed += 1
+                    print(f"FAIL {must_fail}: {status}, but it must fail", file=sys.stderr)
+                continue
             if status == "PASS":
                 passed += 1
             elif status == "SKIP":
@@ -79,7 +89,7 @@ def count_tap(paths):
 
 def main(argv):
     if len(argv) >= 3 and argv[1] == "kunit":
-        p, f, s = count_json(argv[2], argv[3])
+        p, f, s = count_json(argv[2], argv[3], argv[4] if len(argv) > 4 else None)
     elif len(argv) >= 3 and argv[1] == "tap":
         p, f, s = count_tap(argv[2:])
     elif len(argv) >= 2 and argv[1] == "sum":

@@ -19,6 +19,8 @@
 #                  hugetlb's CMA area
 #   kunit-smp      two CPUs (the others boot with one): dma_heap_stats,
 #                  whose threads then allocate in parallel
+#   kunit-4g       9 GiB, cma=4200M: dma_heap_cma_4g, a buffer of 4 GiB +
+#                  4 KiB mapped, mmapped, touched and vmapped
 #   kunit-fail     dma_heap_test.fail_on_purpose=1: dma_heap_cleanup, whose
 #                  first case fails on purpose (counted as passed when it
 #                  does) and whose second checks what it held was freed
@@ -364,6 +366,21 @@ for arch in $KUNIT_ARCHES; do
 			result 1 "kunit-smp: two CPUs are up"
 		else
 			result 0 "kunit-smp: two CPUs are up (no \"smp: Brought up ... 2 CPUs\" line)"
+		fi
+	fi
+	if [ $full = 1 ] && grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$build_dir/.config"; then
+		# A CMA buffer of 4 GiB + 4 KiB end to end: a CMA area of
+		# 4200 MiB, which needs a guest of 9 GiB (QEMU puts 3 GiB below
+		# 4 GiB and the rest above).  No initramfs for gcov (NO_GCOV):
+		# the suite is covered by the main boot but for this case.
+		echo dma_heap_cma_4g >"$RESULTS/kunit-4g.expected"
+		NO_GCOV=1 DMA_HEAPS_MEM=9216 DMA_HEAPS_CMA=4200M boot kunit-4g 600 \
+			"$RESULTS/kunit-4g.expected" 'dma_heap_cma_4g'
+		if grep -Eq 'ok [0-9]+ a_buffer_of_4g_and_a_page_works_end_to_end$' \
+			"$(console kunit-4g)"; then
+			result 1 "kunit-4g: the 4 GiB + 4 KiB case ran, not skipped"
+		else
+			result 0 "kunit-4g: the 4 GiB + 4 KiB case ran, not skipped (see $(console kunit-4g))"
 		fi
 	fi
 	if [ $full = 1 ]; then

@@ -5,7 +5,12 @@
 # DMA_HEAPS_CMA=0 for its boot without a CMA area (kunit.py puts its own
 # kernel arguments before ours, so they cannot override cma=), and
 # DMA_HEAPS_CPU=max for its hugetlb_cma boot (1 GiB pages need pdpe1gb,
-# which QEMU's default CPU model lacks).  Under KVM the default is the host's
+# which QEMU's default CPU model lacks), and DMA_HEAPS_MEM (MiB, default
+# 2048) for its boot with a CMA area past 4 GiB.  no_timer_check: on a
+# loaded host, TCG can be too slow for the kernel's check that the
+# IO-APIC delivers the timer, which then panics ("IO-APIC + timer doesn't
+# work!", seen once on 2026-12-06 with the machine's two CPUs shared by
+# five builds).  Under KVM the default is the host's
 # CPU.
 import os
 
@@ -26,10 +31,12 @@ CONFIG_SERIAL_8250=y
 CONFIG_SERIAL_8250_CONSOLE=y''',
 			   qemu_arch='x86_64',
 			   kernel_path='arch/x86/boot/bzImage',
-			   kernel_command_line='console=ttyS0 ' + _carveout +
+			   kernel_command_line='console=ttyS0 no_timer_check ' +
+					       _carveout +
 					       ' cma=' +
 					       os.environ.get('DMA_HEAPS_CMA', '64M'),
 			   extra_qemu_params=['-bios', 'qboot.rom',
-					      '-m', '2048', '-smp', os.environ.get('DMA_HEAPS_SMP', '1'),
+					      '-m', os.environ.get('DMA_HEAPS_MEM', '2048'),
+					      '-smp', os.environ.get('DMA_HEAPS_SMP', '1'),
 					      '-accel', _accel] +
 					     (['-cpu', _cpu] if _cpu else []))

@@ -56,14 +56,6 @@ FAULT_INJECTION = "FAULT_INJECTION: forcing a failure"
 # heap's registration test fails.  A failure is not a bug; the OOM killer
 # and "Out of memory" still are.
 ALLOC_FAILURE = re.compile(r": (vmalloc error: size|page allocation failure: order)")
-# dma-heap-test's exhaustion test allows the OOM killer to kill its
-# exhausting process, and only that one, between these two lines that it
-# writes to /dev/kmsg.  An OOM report there (from "invoked oom-killer" to
-# "Killed process PID") is allowed when PID is that process; any other
-# report, or one that does not end in a kill, is still bad.
-OOM_ALLOW = re.compile(r"dma-heap-test: OOM kills of pid (\d+) (allowed|no longer allowed)")
-OOM_START = "invoked oom-killer:"
-OOM_KILLED = re.compile(r"Out of memory: Killed process (\d+) ")
 # dma-heap-init-test's take=class and take=kobj boots (run_kunit.sh) have
 # dma_heap_init() create a name in sysfs that is taken, and sysfs says so
 # with a stack dump.  Allowed only in a boot whose command line has
@@ -87,8 +79,6 @@ def bad_lines(lines):
     bad, allowed = [], []
     block = None  # None outside a warning; else [message, allowed?]
     fault_dump = False  # a fault injection's stack dump is pending
-    oom_pid = None  # the pid whose OOM kill is allowed, if any
-    oom = None  # the bad lines of an OOM report in progress, if any
     take_boot = False  # the command line has INIT_TAKE
     for raw in lines:
         line = strip(raw)
@@ -98,27 +88,6 @@ def bad_lines(lines):
             fault_dump = True
             allowed.append(line)
             continue
-        m = OOM_ALLOW.search(line)
-        if m:
-            if oom is not None:
-                bad.extend(oom)
-                oom = None
-            oom_pid = m.group(1) if m.group(2) == "allowed" else None
-            continue
-        if oom_pid is not None and OOM_START in line:
-            if oom is not None:
-                bad.extend(oom)
-            oom = [line]
-            continue
-        if oom is not None:
-            m = OOM_KILLED.search(line)
-            if m:
-                if m.group(1) != oom_pid:
-                    bad.extend(oom + [line])
-                else:
-                    allowed.append("OOM kill of dma-heap-test's exhausting process")
-                oom = None
-                continue
         if line == CUT:
             block = [None, False]
             continue
@@ -143,12 +112,7 @@ def bad_lines(lines):
             continue
         if fault_dump and block is None and line.strip() == "Call Trace:":
             continue
-        if oom is not None:
-            oom.append(line)
-            continue
         bad.append(line)
-    if oom is not None:
-        bad.extend(oom)
     return bad, allowed
 
 

@@ -4,7 +4,8 @@
 # results: "N passed, N failed, N skipped".  A stage that left no results
 # counts as one failure.  KUnit's counts ($RESULTS/kunit.counts) hold every
 # boot of run_kunit.sh (each architecture, each kernel command line) and
-# each boot's console check; the boots are listed before the line.
+# each boot's console check; the boots are listed before the line, with
+# the plain kunit.py run's (scripts/kunit-plain.sh, kunit-plain.counts).
 # --clean removes the previous run's results.
 set -u
 . "$(dirname "$0")/common.sh"
@@ -41,7 +42,7 @@ if [ -f "$RESULTS/kunit-boots.txt" ]; then
 	echo "KUnit boots:"
 	sed 's/^/  /' "$RESULTS/kunit-boots.txt"
 fi
-for stage in kunit selftest; do
+for stage in kunit kunit-plain selftest; do
 	if [ -f "$RESULTS/$stage.counts" ]; then
 		add "$(cat "$RESULTS/$stage.counts")"
 	else

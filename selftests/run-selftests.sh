@@ -29,10 +29,9 @@
 #   SELFTEST_BOOTS="main swiotlb"  which of the boot phase's boots to run
 #
 # The boot phase boots twice: the main boot runs every binary; the swiotlb
-# boot, the same kernel with swiotlb=4096,force, runs only dma-heap-seed,
-# whose vgem imports of every heap's buffers then all bounce (the carveout
-# heap's must not: its range is not in the linear map that swiotlb copies
-# through).  Its TAP is $RESULTS/selftest-swiotlb.tap, its counts are added
+# boot, the same kernel with swiotlb=4096,force, runs only dma-heap-seed
+# for the carveout heap, whose vgem import must not bounce (its range is
+# not in the linear map that swiotlb copies through).  Its TAP is $RESULTS/selftest-swiotlb.tap, its counts are added
 # to selftest.counts.
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
@@ -137,12 +136,19 @@ if [ "$PHASE" != boot ]; then
 		echo "file /tests/dma-heap-info $T/dma-heap-info 0755 0 0"
 	} >"$B/initramfs.list"
 	"$B/gen_init_cpio" "$B/initramfs.list" >"$B/initramfs.cpio"
-	# The swiotlb boot's: the same, running only dma-heap-seed.
+	# The swiotlb boot's: the same, running only dma-heap-seed, for the
+	# carveout heap (its argument): the other heaps' 1 MiB entries are
+	# larger than swiotlb's largest bounce buffer (256 KiB).
 	rm -f "$B/initramfs-swiotlb.cpio"
-	if echo " $TESTS " | grep -q ' dma-heap-seed '; then
+	if echo " $TESTS " | grep -q ' dma-heap-seed ' &&
+		grep -q '^CONFIG_DMABUF_HEAPS_CARVEOUT=y' "$B/.config"; then
 		echo dma-heap-seed >"$B/tests-swiotlb.list"
-		sed "s|^file /tests/list .*|file /tests/list $B/tests-swiotlb.list 0644 0 0|" \
-			"$B/initramfs.list" >"$B/initramfs-swiotlb.list"
+		echo carveout >"$B/seed-swiotlb.args"
+		{
+			sed "s|^file /tests/list .*|file /tests/list $B/tests-swiotlb.list 0644 0 0|" \
+				"$B/initramfs.list"
+			echo "file /tests/dma-heap-seed.args $B/seed-swiotlb.args 0644 0 0"
+		} >"$B/initramfs-swiotlb.list"
 		"$B/gen_init_cpio" "$B/initramfs-swiotlb.list" >"$B/initramfs-swiotlb.cpio"
 	fi
 	if [ "$PHASE" = build ]; then

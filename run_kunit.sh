@@ -14,7 +14,7 @@
 #   kunit-main     x86_64, all suites (or the filter), cma=64M
 #   kunit-nocma    cma=0: the CMA heaps' setup case with no CMA area
 #   kunit-swiotlb  swiotlb=4096,force: every DMA mapping bounces; the
-#                  helpers' suites and dma_heap_sync*
+#                  helpers' suites, dma_heap_sync* and dma_heap_carveout
 #   kunit-hugetlb  -cpu max, hugetlb_cma=1G: dma_heap_cma_setup next to
 #                  hugetlb's CMA area
 #   kunit-smp      two CPUs (the others boot with one): dma_heap_stats,
@@ -299,12 +299,15 @@ for arch in $KUNIT_ARCHES; do
 	if [ $full = 1 ] && grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$build_dir/.config"; then
 		# The CMA heaps again, in a boot without a CMA area: no heap may appear.
 		echo dma_heap_cma_setup >"$RESULTS/kunit-cma_setup.expected"
-		# Two bad dma_heap.carveout= in the same boot: a range that is
-		# not reserved memory (the PCI hole of a 2 GiB guest) and one
-		# without @BASE.  Each is a boot message and no heap.
+		# Three bad dma_heap.carveout= in the same boot: a range that is
+		# not reserved memory (the PCI hole of a 2 GiB guest), one
+		# without @BASE, and one that the firmware reserved (QEMU's
+		# e820 has 0xfd00000000-0xffffffffff reserved: no memmap= took
+		# it from RAM).  Each is a boot message and no heap.
 		DMA_HEAPS_CMA=0 boot kunit-nocma 300 "$RESULTS/kunit-cma_setup.expected" \
 			--kernel_args dma_heap.carveout=16M@0xc0000000:kunit-hole \
 			--kernel_args dma_heap.carveout=16M \
+			--kernel_args dma_heap.carveout=16M@0xfd00000000:kunit-firmware \
 			'dma_heap_cma_setup.only_the_default_area_has_heaps'
 		if grep -q 'cma: Reserved' "$(console kunit-nocma)"; then
 			result 0 "kunit-nocma: no CMA area is reserved (the cma=0 boot reserved one)"
@@ -314,7 +317,8 @@ for arch in $KUNIT_ARCHES; do
 		c=$(console kunit-nocma)
 		if grep -q 'dma_heap: carveout=16M@0xc0000000:kunit-hole: not reserved memory in the e820 map .* (-22); no heap' "$c" &&
 			grep -q 'dma_heap: carveout=16M: not SIZE@BASE\[:NAME\] (-22); no heap' "$c" &&
-			! grep -q 'dma_heap: carveout kunit-hole:' "$c"; then
+			grep -q "dma_heap: carveout=16M@0xfd00000000:kunit-firmware: not RAM in the firmware's memory map .* (-22); no heap" "$c" &&
+			! grep -q 'dma_heap: carveout kunit-\(hole\|firmware\):' "$c"; then
 			result 1 "kunit-nocma: each bad dma_heap.carveout= is one boot message and no heap"
 		else
 			result 0 "kunit-nocma: each bad dma_heap.carveout= is one boot message and no heap (see $c)"
@@ -339,13 +343,33 @@ for arch in $KUNIT_ARCHES; do
 	fi
 	if [ $full = 1 ]; then
 		# Every DMA mapping through 8 MiB of bounce buffers.  One glob for
-		# dma_heap_helpers* and dma_heap_sync* (kunit.filter_glob takes
-		# one): [hs][ey][ln] does not match dma_heap_system*.  The suites
-		# expected are those of the main boot that match either.
+		# dma_heap_helpers*, dma_heap_sync* and dma_heap_carveout
+		# (kunit.filter_glob takes one): [chs][aey][lnr] matches no
+		# other suite (not dma_heap_system*, dma_heap_cma*, dma_heap_chunk).
+		# The suites expected are those of the main boot that match one.
+		# And three dma_heap.carveout= of 1 MiB, in the reservation
+		# above the carveout suite's ranges: kunit-twice, which is made,
+		# then that name again (-EEXIST) and "..", which dma_heap_add()
+		# refuses (-EINVAL): each message says why, and only the first
+		# blames the name.  (kunit.py puts these before the config's
+		# dma_heap.carveout=, so they may not take its name.)
 		expected=$RESULTS/kunit-swiotlb.expected
-		expected_matching 'dma_heap_helpers*' 'dma_heap_sync*' >"$expected"
+		expected_matching 'dma_heap_helpers*' 'dma_heap_sync*' 'dma_heap_carveout' >"$expected"
 		boot kunit-swiotlb 300 "$expected" \
-			--kernel_args swiotlb=4096,force 'dma_heap_[hs][ey][ln]*'
+			--kernel_args swiotlb=4096,force \
+			--kernel_args dma_heap.carveout=1M@0x3c000000:kunit-twice \
+			--kernel_args dma_heap.carveout=1M@0x3d000000:kunit-twice \
+			--kernel_args dma_heap.carveout=1M@0x3e000000:.. \
+			'dma_heap_[chs][aey][lnr]*'
+		c=$(console kunit-swiotlb)
+		if grep -q 'dma_heap: carveout kunit-twice: 0x000000003c000000, 1024 KiB' "$c" &&
+			grep -q 'dma_heap: carveout=1M@0x3d000000:kunit-twice: the name is taken (-17); no heap' "$c" &&
+			grep -q 'dma_heap: carveout=1M@0x3e000000:\.\.: cannot be registered (-22); no heap' "$c" &&
+			[ "$(grep -c 'dma_heap: carveout=.*taken' "$c")" = 1 ]; then
+			result 1 "kunit-swiotlb: a refused registration's boot message blames the name only for -EEXIST"
+		else
+			result 0 "kunit-swiotlb: a refused registration's boot message blames the name only for -EEXIST (see $c)"
+		fi
 		# 6.1 prints the pool's size only with SWIOTLB_VERBOSE: check that
 		# the kernel took the argument and set swiotlb up.
 		if grep -q 'Kernel command line: .*swiotlb=4096,force' "$(console kunit-swiotlb)" &&

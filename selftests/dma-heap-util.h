@@ -524,18 +524,29 @@ static inline int count_maps(void)
 #ifdef __KSELFTEST_HARNESS_H
 /*
  * Register one variant of @fixture per heap, named after the heap, with
- * @set_name storing the name in the variant's data (of @size bytes).  With
- * no heap at all, one variant "no_heap" with a NULL name is registered, so
- * that every test fails in its setup instead of the binary passing empty.
+ * @set_name storing the name in the variant's data (of @size bytes): every
+ * heap, or with heap names as arguments (@argc, @argv), only those (the
+ * swiotlb boot runs dma-heap-seed for the carveout heap alone).  With no
+ * heap at all, or none of those named, one variant "no_heap" with a NULL
+ * name is registered, so that every test fails in its setup instead of the
+ * binary passing empty.
  */
 static inline void register_heap_variants(struct __fixture_metadata *fixture,
 				   size_t size,
-				   void (*set_name)(void *data, const char *name))
+				   void (*set_name)(void *data, const char *name),
+				   int argc, char **argv)
 {
 	char *names[MAX_HEAPS];
-	int i, n;
+	int i, j, n, kept = 0;
 
 	n = find_heaps(names, MAX_HEAPS);
+	for (i = 0; i < n; i++) {
+		for (j = 1; j < argc && strcmp(argv[j], names[i]); j++)
+			;
+		if (argc <= 1 || j < argc)
+			names[kept++] = names[i];
+	}
+	n = kept;
 	for (i = 0; i < (n ? n : 1); i++) {
 		struct __fixture_variant_metadata *v = calloc(1, sizeof(*v));
 		void *data = calloc(1, size);
@@ -566,7 +577,7 @@ static inline void register_heap_variants(struct __fixture_metadata *fixture,
 		setvbuf(stdout, NULL, _IOLBF, 0);			\
 		register_heap_variants(&_##fixture##_fixture_object,	\
 				       sizeof(FIXTURE_VARIANT(fixture)), \
-				       set_variant_name);		\
+				       set_variant_name, argc, argv);	\
 		return test_harness_run(argc, argv);			\
 	}
 

@@ -6,7 +6,8 @@
 # kernel arguments before ours, so they cannot override cma=), and
 # DMA_HEAPS_CPU=max for its hugetlb_cma boot (1 GiB pages need pdpe1gb,
 # which QEMU's default CPU model lacks).  Under KVM the default is the host's
-# CPU.
+# CPU.  DMA_HEAPS_SMP: the CPUs of the guest, 2 unless set (the kernel is
+# built for two, kunitconfig).
 import os
 
 from ..qemu_config import QemuArchParams
@@ -30,6 +31,6 @@ CONFIG_SERIAL_8250_CONSOLE=y''',
 					       ' cma=' +
 					       os.environ.get('DMA_HEAPS_CMA', '64M'),
 			   extra_qemu_params=['-bios', 'qboot.rom',
-					      '-m', '2048', '-smp', os.environ.get('DMA_HEAPS_SMP', '1'),
+					      '-m', '2048', '-smp', os.environ.get('DMA_HEAPS_SMP', '2'),
 					      '-accel', _accel] +
 					     (['-cpu', _cpu] if _cpu else []))

@@ -8,7 +8,9 @@
 # (scripts/kernel_log.py).  Extra arguments go to kunit.py exec, e.g. a
 # filter glob: ./run_kunit.sh 'dma_heap_alloc*'.
 #
-# The boots, each with its console in $RESULTS/<boot>.console, its JSON and
+# Every boot has two CPUs (DMA_HEAPS_SMP, default 2, in kunit/qemu_*.py), so
+# that the heaps' workers, the statistics' threads and the cases run at
+# once.  The boots, each with its console in $RESULTS/<boot>.console, its JSON and
 # KTAP next to it (the main boot's as kunit.json and kunit.ktap), all
 # counted into $RESULTS/kunit.counts:
 #   kunit-main     x86_64, all suites (or the filter), cma=64M
@@ -17,8 +19,6 @@
 #                  helpers' suites, dma_heap_sync* and dma_heap_carveout
 #   kunit-hugetlb  -cpu max, hugetlb_cma=1G: dma_heap_cma_setup next to
 #                  hugetlb's CMA area
-#   kunit-smp      two CPUs (the others boot with one): dma_heap_stats,
-#                  whose threads then allocate in parallel
 #   kunit-4g       9 GiB, cma=4200M: dma_heap_cma_4g, a buffer of 4 GiB +
 #                  4 KiB mapped, mmapped, touched and vmapped
 #   kunit-fail     dma_heap_test.fail_on_purpose=1: dma_heap_cleanup, whose
@@ -222,6 +222,17 @@ console() {
 	echo "$RESULTS/$1.console"
 }
 
+# two_cpus NAME: boot NAME brought up the CPUs asked for (DMA_HEAPS_SMP).
+two_cpus() {
+	local n=${DMA_HEAPS_SMP:-2}
+
+	if grep -q "smp: Brought up .* $n CPUs\?\$" "$(console "$1")"; then
+		result 1 "$1: $n CPUs are up"
+	else
+		result 0 "$1: $n CPUs are up (no \"smp: Brought up ... $n CPUs\" line)"
+	fi
+}
+
 # expected_matching GLOB...: the suites that ran in the main boot or are
 # in kunit/expected-suites, whose name matches a GLOB.
 expected_matching() {
@@ -264,6 +275,7 @@ for arch in $KUNIT_ARCHES; do
 			expected=$expected.filtered
 		fi
 		boot kunit-i386 1200 "$expected" "$@"
+		two_cpus kunit-i386
 		# Highmem exists: "Zone ranges:" gives HighMem a range (not
 		# "empty") and init_32.c counts its megabytes.
 		if grep -Eq 'HighMem +\[mem ' "$(console kunit-i386)" &&
@@ -294,6 +306,7 @@ for arch in $KUNIT_ARCHES; do
 		expected_matching "${1%%.*}" >"$expected"
 	fi
 	boot kunit-main 1200 "$expected" "$@"
+	two_cpus kunit-main
 
 	# The other x86_64 boots, only in the full run.
 	if [ $full = 1 ] && grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$build_dir/.config"; then
@@ -377,19 +390,6 @@ for arch in $KUNIT_ARCHES; do
 			result 1 "kunit-swiotlb: swiotlb=4096,force is set up"
 		else
 			result 0 "kunit-swiotlb: swiotlb=4096,force is set up (no \"software IO TLB:\" line or no swiotlb= on the command line)"
-		fi
-	fi
-	if [ $full = 1 ]; then
-		# The kernel is built for two CPUs and the other boots use one, so
-		# that the heaps' page counts are not spread over two CPUs' lists.
-		# Here the statistics' threads allocate and free in parallel.
-		expected=$RESULTS/kunit-smp.expected
-		expected_matching 'dma_heap_stats' >"$expected"
-		DMA_HEAPS_SMP=2 boot kunit-smp 300 "$expected" 'dma_heap_stats'
-		if grep -q 'smp: Brought up .* 2 CPUs' "$(console kunit-smp)"; then
-			result 1 "kunit-smp: two CPUs are up"
-		else
-			result 0 "kunit-smp: two CPUs are up (no \"smp: Brought up ... 2 CPUs\" line)"
 		fi
 	fi
 	if [ $full = 1 ] && grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$build_dir/.config"; then

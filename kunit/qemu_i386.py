@@ -32,6 +32,6 @@ CONFIG_SERIAL_8250_CONSOLE=y''',
 			   kernel_command_line='console=ttyS0 vmalloc=0x7bfe000 ' +
 					       _carveout + ' cma=' +
 					       os.environ.get('DMA_HEAPS_CMA', '64M'),
-			   extra_qemu_params=['-m', '2048', '-smp', os.environ.get('DMA_HEAPS_SMP', '1'),
+			   extra_qemu_params=['-m', '2048', '-smp', os.environ.get('DMA_HEAPS_SMP', '2'),
 					      '-accel', _accel] +
 					     (['-cpu', _cpu] if _cpu else []))

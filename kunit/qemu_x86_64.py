@@ -10,8 +10,9 @@
 # loaded host, TCG can be too slow for the kernel's check that the
 # IO-APIC delivers the timer, which then panics ("IO-APIC + timer doesn't
 # work!", seen once on 2026-12-06 with the machine's two CPUs shared by
-# five builds).  Under KVM the default is the host's
-# CPU.
+# five builds).  Under KVM the default is the host's CPU.
+# DMA_HEAPS_SMP: the CPUs of the guest, 2 unless set (the kernel is built
+# for two, kunitconfig).
 import os
 
 from ..qemu_config import QemuArchParams
@@ -37,6 +38,6 @@ CONFIG_SERIAL_8250_CONSOLE=y''',
 					       os.environ.get('DMA_HEAPS_CMA', '64M'),
 			   extra_qemu_params=['-bios', 'qboot.rom',
 					      '-m', os.environ.get('DMA_HEAPS_MEM', '2048'),
-					      '-smp', os.environ.get('DMA_HEAPS_SMP', '1'),
+					      '-smp', os.environ.get('DMA_HEAPS_SMP', '2'),
 					      '-accel', _accel] +
 					     (['-cpu', _cpu] if _cpu else []))

@@ -76,26 +76,6 @@ total="0 0 0"
 gcov_initrd=""
 rc=0
 
-# count "P F S": add to the total.
-count() {
-	local p f s a b c
-	read -r p f s <<<"$*"
-	read -r a b c <<<"$total"
-	total="$((a + p)) $((b + f)) $((c + s))"
-}
-
-# result OK DESC: one harness-level result of a boot, counted and printed.
-result() {
-	if [ "$1" = 1 ]; then
-		count 1 0 0
-		echo "ok - $2"
-	else
-		count 0 1 0
-		echo "not ok - $2"
-		rc=1
-	fi
-}
-
 # build ARCH: kunit.py build for ARCH; sets common=(...) for exec.
 build() {
 	local arch=$1 qemu=$REPO/kunit/qemu_x86_64.py cfg=$KUNITCONFIG

@@ -92,3 +92,24 @@ die() {
 	echo "$*" >&2
 	exit 1
 }
+
+# count "P F S": add to $total, a "passed failed skipped" count.
+count() {
+	local p f s a b c
+	read -r p f s <<<"$*"
+	read -r a b c <<<"$total"
+	total="$((a + p)) $((b + f)) $((c + s))"
+}
+
+# result OK DESC: one harness-level result, counted into $total and
+# printed as TAP; a failure also sets rc=1.
+result() {
+	if [ "$1" = 1 ]; then
+		count 1 0 0
+		echo "ok - $2"
+	else
+		count 0 1 0
+		echo "not ok - $2"
+		rc=1
+	fi
+}

@@ -30,22 +30,6 @@ mkdir -p "$RESULTS"
 json=$RESULTS/$name.json
 console=$RESULTS/$name.console
 total="0 0 0"
-count() {
-	local p f s a b c
-	read -r p f s <<<"$*"
-	read -r a b c <<<"$total"
-	total="$((a + p)) $((b + f)) $((c + s))"
-}
-result() {
-	if [ "$1" = 1 ]; then
-		count 1 0 0
-		echo "ok - $2"
-	else
-		count 0 1 0
-		echo "not ok - $2"
-	fi
-}
-
 # The option lines of a kunitconfig: CONFIG_X=v and "# CONFIG_X is not set".
 options() {
 	grep -E '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set$)' "$1" | sort -u

@@ -8,7 +8,7 @@
 # (scripts/kernel_log.py).  Extra arguments go to kunit.py exec, e.g. a
 # filter glob: ./run_kunit.sh 'dma_heap_alloc*'.
 #
-# Every x86_64 boot has two CPUs (DMA_HEAPS_SMP, default 2, in kunit/qemu_*.py), so
+# Every boot has two CPUs (DMA_HEAPS_SMP, default 2, in kunit/qemu_*.py), so
 # that the heaps' workers, the statistics' threads and the cases run at
 # once.  The boots, each with its console in $RESULTS/<boot>.console, its JSON and
 # KTAP next to it (the main boot's as kunit.json and kunit.ktap), all
@@ -16,7 +16,7 @@
 #   kunit-main     x86_64, all suites (or the filter), cma=64M
 #   kunit-nocma    cma=0: the CMA heaps' setup case with no CMA area
 #   kunit-swiotlb  swiotlb=4096,force: every DMA mapping bounces; the
-#                  helpers' suites, dma_heap_sync* and dma_heap_carveout
+#                  helpers' suites, dma_heap_carveout and dma_heap_segments
 #   kunit-hugetlb  -cpu max, hugetlb_cma=1G: dma_heap_cma_setup next to
 #                  hugetlb's CMA area
 #   kunit-4g       9 GiB, cma=4200M: dma_heap_cma_4g, a buffer of 4 GiB +
@@ -254,10 +254,10 @@ for arch in $KUNIT_ARCHES; do
 				>"$expected.filtered" || true
 			expected=$expected.filtered
 		fi
-		# One CPU: SeaBIOS's MP table, which a kernel without ACPI
-		# reads, lists only the boot CPU under qemu-system-i386 ("smpboot:
-		# Allowing 1 CPUs" with -smp 2), and qboot hangs there.
-		DMA_HEAPS_SMP=1 boot kunit-i386 1200 "$expected" "$@"
+		# Two CPUs, as on x86_64: the kernel finds the second in ACPI's
+		# MADT (kunit/i386.config).
+		boot kunit-i386 1200 "$expected" "$@"
+		two_cpus kunit-i386
 		# Highmem exists: "Zone ranges:" gives HighMem a range (not
 		# "empty") and init_32.c counts its megabytes.
 		if grep -Eq 'HighMem +\[mem ' "$(console kunit-i386)" &&
@@ -338,8 +338,8 @@ for arch in $KUNIT_ARCHES; do
 	fi
 	if [ $full = 1 ]; then
 		# Every DMA mapping through 8 MiB of bounce buffers.  One glob for
-		# dma_heap_helpers*, dma_heap_sync* and dma_heap_carveout
-		# (kunit.filter_glob takes one): [chs][aey][lnr] matches no
+		# dma_heap_helpers*, dma_heap_carveout and dma_heap_segments
+		# (kunit.filter_glob takes one): [chs][aey][glnr] matches no
 		# other suite (not dma_heap_system*, dma_heap_cma*, dma_heap_chunk).
 		# The suites expected are those of the main boot that match one.
 		# And three dma_heap.carveout= of 1 MiB, in the reservation
@@ -349,13 +349,13 @@ for arch in $KUNIT_ARCHES; do
 		# blames the name.  (kunit.py puts these before the config's
 		# dma_heap.carveout=, so they may not take its name.)
 		expected=$RESULTS/kunit-swiotlb.expected
-		expected_matching 'dma_heap_helpers*' 'dma_heap_sync*' 'dma_heap_carveout' >"$expected"
+		expected_matching 'dma_heap_helpers*' 'dma_heap_carveout' 'dma_heap_segments' >"$expected"
 		boot kunit-swiotlb 300 "$expected" \
 			--kernel_args swiotlb=4096,force \
 			--kernel_args dma_heap.carveout=1M@0x3c000000:kunit-twice \
 			--kernel_args dma_heap.carveout=1M@0x3d000000:kunit-twice \
 			--kernel_args dma_heap.carveout=1M@0x3e000000:.. \
-			'dma_heap_[chs][aey][lnr]*'
+			'dma_heap_[chs][aey][glnr]*'
 		c=$(console kunit-swiotlb)
 		if grep -q 'dma_heap: carveout kunit-twice: 0x000000003c000000, 1024 KiB' "$c" &&
 			grep -q 'dma_heap: carveout=1M@0x3d000000:kunit-twice: the name is taken (-17); no heap' "$c" &&

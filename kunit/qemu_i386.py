@@ -10,9 +10,8 @@
 # a_range_from_lowmem_into_highmem_is_zeroed can take the last pages of
 # lowmem with the first of highmem.  SeaBIOS, not qboot: under
 # qemu-system-i386 with qboot the kernel hangs at "i8042: Probing ports
-# directly." (6.1, TCG).  One CPU unless DMA_HEAPS_SMP says otherwise:
-# SeaBIOS's MP table, which the kernel reads without ACPI, lists only the
-# boot CPU under qemu-system-i386, so -smp 2 still boots one.
+# directly." (6.1, TCG).  DMA_HEAPS_SMP: the CPUs of the guest, 2 unless
+# set, as on x86_64; the kernel finds them in ACPI's MADT (i386.config).
 import os
 
 from ..qemu_config import QemuArchParams
@@ -34,6 +33,6 @@ CONFIG_SERIAL_8250_CONSOLE=y''',
 			   kernel_command_line='console=ttyS0 vmalloc=0x7bfe000 ' +
 					       _carveout + ' cma=' +
 					       os.environ.get('DMA_HEAPS_CMA', '64M'),
-			   extra_qemu_params=['-m', '2048', '-smp', os.environ.get('DMA_HEAPS_SMP', '1'),
+			   extra_qemu_params=['-m', '2048', '-smp', os.environ.get('DMA_HEAPS_SMP', '2'),
 					      '-accel', _accel] +
 					     (['-cpu', _cpu] if _cpu else []))

@@ -644,10 +644,47 @@ TEST_F(heap, sync_invalid_flags)
 }
 
 /* Zeroing: fresh buffers read zero after dirty ones were freed. */
+/*
+ * For a heap with a pool of zeroed chunks (the system heap, a CMA heap
+ * with its cache on): wait until its worker has zeroed every chunk that
+ * freed buffers gave it, so that the next buffers take the chunks a test
+ * dirtied, and return the heap's pool_bytes.  -1 for a heap without a
+ * pool; 0 for a CMA heap whose cache is off (cma_heap.cache_max_mb=0,
+ * the default).
+ */
+static long pool_bytes_when_zeroed(struct __test_metadata *_metadata,
+				   const char *heap)
+{
+	const char *debugfs = strcmp(heap, "system") ?
+		"/sys/kernel/debug/dma_heap_cma_cache" :
+		"/sys/kernel/debug/dma_heap_system_pool";
+	long left = -1;
+	int tries;
+
+	if (heap_stat(heap, "pool_bytes") < 0)
+		return -1;
+	for (tries = 0; tries < 3000; tries++) {
+		left = unzeroed_pages(debugfs);
+		if (left == 0)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(0, left) TH_LOG("%s: %ld pages still unzeroed after 30 s (%s)",
+				  heap, left, debugfs);
+	return heap_stat(heap, "pool_bytes");
+}
+
+/*
+ * Buffers made of memory that held another buffer's data are zeroed, at
+ * every size.  For a heap with a pool, the second round waits for the
+ * worker and checks that it was served from the pool, so that the chunks
+ * the first round dirtied are the ones it reads.
+ */
 TEST_F_TIMEOUT(heap, zero_after_dirty_free, 300)
 {
 	size_t ps = page_size();
 	size_t sizes[] = { ps, 17 * ps, ONE_MIB, 4 * ONE_MIB };
+	long pool, pool_after;
 	int fds[16];
 	unsigned int s, i;
 	unsigned char *p;
@@ -670,6 +707,7 @@ TEST_F_TIMEOUT(heap, zero_after_dirty_free, 300)
 		}
 		for (i = 0; i < 16; i++)
 			close(fds[i]);
+		pool = pool_bytes_when_zeroed(_metadata, variant->heap);
 		for (i = 0; i < 16; i++) {
 			fds[i] = heap_alloc(self->heap_fd, len);
 			ASSERT_LE(0, fds[i]);
@@ -682,6 +720,18 @@ TEST_F_TIMEOUT(heap, zero_after_dirty_free, 300)
 			buf_sync(fds[i], DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 			munmap(p, len);
 		}
+		/*
+		 * The system heap's pool kept the first round's chunks (it
+		 * holds an eighth of RAM), and at least a buffer's worth of
+		 * them made the second round.
+		 */
+		pool_after = heap_stat(variant->heap, "pool_bytes");
+		if (!strcmp(variant->heap, "system"))
+			EXPECT_LT(0, pool) TH_LOG("len %zu: the pool kept nothing", len);
+		if (pool > 0)
+			EXPECT_LE((long)len, pool - pool_after)
+				TH_LOG("len %zu: pool_bytes %ld before the second round, %ld after",
+				       len, pool, pool_after);
 		for (i = 0; i < 16; i++)
 			close(fds[i]);
 	}

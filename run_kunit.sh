@@ -83,12 +83,26 @@ build() {
 	if [ "$arch" = i386 ]; then
 		qemu=$REPO/kunit/qemu_i386.py
 		build_dir=$KUNIT_BUILD_I386
-		# kunitconfig without what i386.config turns off, plus i386.config.
+		# kunitconfig without the options i386.config sets, on or off,
+		# plus i386.config.
 		mkdir -p "$build_dir"
 		cfg=$build_dir/kunitconfig-i386
 		{
-			grep -v -F -x -f <(sed -n 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1=y/p' \
-				"$REPO/kunit/i386.config") "$KUNITCONFIG" || true
+			awk 'NR == FNR {
+				if (match($0, /^(# )?CONFIG_[A-Za-z0-9_]+/))
+					set[substr($0, RSTART, RLENGTH)] = 1
+				next
+			}
+			{
+				o = $0
+				if (match(o, /^(# )?CONFIG_[A-Za-z0-9_]+/)) {
+					o = substr(o, RSTART, RLENGTH)
+					sub(/^# /, "", o)
+					if (o in set || ("# " o) in set)
+						next
+				}
+				print
+			}' "$REPO/kunit/i386.config" "$KUNITCONFIG"
 			cat "$REPO/kunit/i386.config"
 		} >"$cfg"
 	fi

@@ -29,10 +29,13 @@
 #   SELFTEST_BOOTS="main swiotlb"  which of the boot phase's boots to run
 #
 # The boot phase boots twice: the main boot runs every binary; the swiotlb
-# boot, the same kernel with swiotlb=4096,force, runs only dma-heap-seed
-# for the carveout heap, whose vgem import must not bounce (its range is
-# not in the linear map that swiotlb copies through).  Its TAP is $RESULTS/selftest-swiotlb.tap, its counts are added
-# to selftest.counts.
+# boot, the same kernel with SWIOTLB_ARGS (every DMA mapping bounces, as in
+# SEV and TDX guests), runs only upstream's dmabuf-heap and dma-heap-seed,
+# whose imports into vgem of every heap's buffers, 1 MiB and 64 MiB, must
+# map (no table entry longer than a bounce buffer, 256 KiB) and, for the
+# carveout, must not bounce (its range is not in the linear map that
+# swiotlb copies through).  Its TAP is $RESULTS/selftest-swiotlb.tap, its
+# counts are added to selftest.counts.
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -53,6 +56,11 @@ RUN=$B/run
 # no_timer_check: on a loaded host TCG can be too slow for the kernel's
 # check that the IO-APIC delivers the timer, which then panics (seen in
 # KUnit boots; kunit/qemu_x86_64.py).
+# The swiotlb boot's arguments, after CMDLINE's: 128 MiB of bounce buffers
+# for every DMA mapping, and room for the seed's 64 MiB buffers in the CMA
+# heaps (a larger default area: the last cma= counts) and in a carveout of
+# 128 MiB of its own, carveout-big.
+SWIOTLB_ARGS="swiotlb=65536,force cma=256M memmap=128M\$0x40000000 dma_heap.carveout=128M@0x40000000:carveout-big"
 CMDLINE="console=ttyS0 no_timer_check memmap=64M\$0x30000000 dma_heap.carveout=64M@0x30000000 cma=64M hugetlb_cma=1G panic_on_warn=1 panic=-1 oops=panic rdinit=/init kmemleak=on"
 
 PHASE=${SELFTEST_PHASE:-all}
@@ -139,19 +147,17 @@ if [ "$PHASE" != boot ]; then
 		echo "file /tests/dma-heap-info $T/dma-heap-info 0755 0 0"
 	} >"$B/initramfs.list"
 	"$B/gen_init_cpio" "$B/initramfs.list" >"$B/initramfs.cpio"
-	# The swiotlb boot's: the same, running only dma-heap-seed, for the
-	# carveout heap (its argument): the other heaps' 1 MiB entries are
-	# larger than swiotlb's largest bounce buffer (256 KiB).
+	# The swiotlb boot's: the same, running only upstream's dmabuf-heap
+	# and dma-heap-seed, which import every heap's buffers of 1 MiB (and
+	# the seed's of 64 MiB) into vgem, through bounce buffers of at most
+	# 256 KiB.
 	rm -f "$B/initramfs-swiotlb.cpio"
-	if echo " $TESTS " | grep -q ' dma-heap-seed ' &&
-		grep -q '^CONFIG_DMABUF_HEAPS_CARVEOUT=y' "$B/.config"; then
-		echo dma-heap-seed >"$B/tests-swiotlb.list"
-		echo carveout >"$B/seed-swiotlb.args"
+	if echo " $TESTS " | grep -q ' dma-heap-seed '; then
+		echo "dmabuf-heap dma-heap-seed" | tr ' ' '\n' >"$B/tests-swiotlb.list"
 		{
 			sed "s|^file /tests/list .*|file /tests/list $B/tests-swiotlb.list 0644 0 0|" \
 				"$B/initramfs.list"
-			echo "file /tests/dma-heap-seed.args $B/seed-swiotlb.args 0644 0 0"
-			echo "file /tests/no-kmemleak $B/seed-swiotlb.args 0644 0 0"
+			echo "file /tests/no-kmemleak $B/tests-swiotlb.list 0644 0 0"
 		} >"$B/initramfs-swiotlb.list"
 		"$B/gen_init_cpio" "$B/initramfs-swiotlb.list" >"$B/initramfs-swiotlb.cpio"
 	fi
@@ -231,25 +237,26 @@ fi
 if echo " $BOOTS " | grep -q ' swiotlb ' && [ -n "$SWIOTLB_INITRAMFS" ]; then
 	if [ -f "$SWIOTLB_INITRAMFS" ]; then
 		t0=$(date +%s)
-		echo "selftest: the swiotlb boot (swiotlb=4096,force, dma-heap-seed)"
+		echo "selftest: the swiotlb boot ($SWIOTLB_ARGS; dmabuf-heap, dma-heap-seed)"
 		# Without kmemleak's scans (/tests/no-kmemleak), which took 265 of
 		# the boot's 407 s (2026-12-06, five workers on two cores): the
 		# main boot checks the same paths for leaks.  Its gcov data is
 		# not kept.
-		qemu_boot "$RUN-swiotlb" "$SWIOTLB_INITRAMFS" 600 " swiotlb=4096,force"
-		verdict "$RUN-swiotlb" dma-heap-seed 600 "$RESULTS/selftest-swiotlb.tap" \
+		qemu_boot "$RUN-swiotlb" "$SWIOTLB_INITRAMFS" 600 " $SWIOTLB_ARGS"
+		verdict "$RUN-swiotlb" "dmabuf-heap dma-heap-seed" 600 "$RESULTS/selftest-swiotlb.tap" \
 			--kmemleak 0 --gcov 0
 		cp "$RUN-swiotlb/console.log" "$RESULTS/selftest-swiotlb-console.log"
 		cp "$RUN-swiotlb/tests.log" "$RESULTS/selftest-swiotlb-tests.log"
 		add_counts "$RESULTS/selftest-swiotlb.tap"
 		grep '^\(not \)\?ok ' "$RESULTS/selftest-swiotlb.tap" | sed 's/^/selftest-swiotlb: /'
 		# The kernel took the argument: every mapping bounced.
-		if grep -q 'Kernel command line: .*swiotlb=4096,force' "$RUN-swiotlb/console.log" &&
-			grep -q 'software IO TLB: ' "$RUN-swiotlb/console.log"; then
-			add_counts <(echo "ok 1 swiotlb=4096,force is set up")
+		if grep -q 'Kernel command line: .*swiotlb=65536,force' "$RUN-swiotlb/console.log" &&
+			grep -q 'software IO TLB: ' "$RUN-swiotlb/console.log" &&
+			grep -q 'dma_heap: carveout carveout-big: ' "$RUN-swiotlb/console.log"; then
+			add_counts <(echo "ok 1 swiotlb=65536,force is set up, with carveout-big")
 		else
-			add_counts <(echo "not ok 1 swiotlb=4096,force is set up")
-			echo "selftest-swiotlb: not ok - swiotlb=4096,force is set up"
+			add_counts <(echo "not ok 1 swiotlb=65536,force is set up, with carveout-big")
+			echo "selftest-swiotlb: not ok - swiotlb=65536,force is set up, with carveout-big"
 		fi
 		echo "selftest: the swiotlb boot took $(($(date +%s) - t0))s"
 		end=$(date +%s)

@@ -28,13 +28,15 @@
 #                  major, the class name or /sys/kernel/dma_heap:
 #                  dma_heap_init
 #   kunit-i386     32-bit x86 with HIGHMEM4G (kunit/i386.config), all suites
+#   kunit-arm64    arm64, QEMU's virt machine, 4 KiB pages (kunit/arm64.config),
+#                  all suites but the carveout's
 # Only the main boots (of each architecture) run when a filter is given.
 #
 # KUNITCONFIG=file uses another .kunitconfig; KCONFIG_ADD="CONFIG_X=y ..."
 # adds options; DEBUG=1 adds kunit/debug.config (KASAN, lockdep, ...) and
 # builds in directories of their own; SKIP_PREPARE=1 uses the tree as it
 # is; SKIP_BUILD=1 boots the kernels already in the build directories (for
-# work on the harness).  KUNIT_ARCHES="x86_64 i386" chooses the architectures (default: both
+# work on the harness).  KUNIT_ARCHES="x86_64 i386 arm64" chooses the architectures (default: all
 # for a full run, x86_64 for a filtered one or with DEBUG=1, since KASAN
 # does not exist on 32-bit x86).
 set -eu
@@ -45,10 +47,11 @@ full=0
 if [ "${DEBUG:-0}" = 1 ]; then
 	KUNIT_BUILD=$KUNIT_BUILD-debug
 	KUNIT_BUILD_I386=$KUNIT_BUILD_I386-debug
+	KUNIT_BUILD_ARM64=$KUNIT_BUILD_ARM64-debug
 	KCONFIG_ADD="${KCONFIG_ADD:-} $(grep '^CONFIG_' "$REPO/kunit/debug.config")"
 	KUNIT_ARCHES=${KUNIT_ARCHES:-x86_64}
 elif [ $full = 1 ]; then
-	KUNIT_ARCHES=${KUNIT_ARCHES:-x86_64 i386}
+	KUNIT_ARCHES=${KUNIT_ARCHES:-x86_64 i386 arm64}
 else
 	KUNIT_ARCHES=${KUNIT_ARCHES:-x86_64}
 fi
@@ -80,13 +83,21 @@ rc=0
 build() {
 	local arch=$1 qemu=$REPO/kunit/qemu_x86_64.py cfg=$KUNITCONFIG
 	build_dir=$KUNIT_BUILD
-	if [ "$arch" = i386 ]; then
-		qemu=$REPO/kunit/qemu_i386.py
+	local cc=""
+	cross=()
+	if [ "$arch" = arm64 ]; then
+		build_dir=$KUNIT_BUILD_ARM64
+		cc=aarch64-linux-gnu-
+		cross=(--cross_compile "$cc")
+	elif [ "$arch" = i386 ]; then
 		build_dir=$KUNIT_BUILD_I386
-		# kunitconfig without the options i386.config sets, on or off,
-		# plus i386.config.
+	fi
+	if [ "$arch" != x86_64 ]; then
+		qemu=$REPO/kunit/qemu_$arch.py
+		# kunitconfig without the options kunit/$arch.config sets, on
+		# or off, plus that file.
 		mkdir -p "$build_dir"
-		cfg=$build_dir/kunitconfig-i386
+		cfg=$build_dir/kunitconfig-$arch
 		{
 			awk 'NR == FNR {
 				if (match($0, /^(# )?CONFIG_[A-Za-z0-9_]+/))
@@ -102,13 +113,13 @@ build() {
 						next
 				}
 				print
-			}' "$REPO/kunit/i386.config" "$KUNITCONFIG"
-			cat "$REPO/kunit/i386.config"
+			}' "$REPO/kunit/$arch.config" "$KUNITCONFIG"
+			cat "$REPO/kunit/$arch.config"
 		} >"$cfg"
 	fi
-	common=(--arch="$arch" --qemu_config "$qemu" --build_dir "$build_dir")
+	common=(--arch="$arch" --qemu_config "$qemu" --build_dir "$build_dir" "${cross[@]}")
 	if [ "${SKIP_BUILD:-0}" = 1 ]; then
-		[ -f "$build_dir/arch/x86/boot/bzImage" ] || return 1
+		[ -f "$build_dir/vmlinux" ] || return 1
 		[ "$arch" != x86_64 ] || gcov_initramfs
 		return
 	fi
@@ -121,7 +132,7 @@ build() {
 		done
 	fi
 	(cd "$KDIR" && "${kunit[@]}" build "${common[@]}" --kunitconfig "$cfg" \
-		"${add[@]}" --jobs "$JOBS" --make_options "$(cc_make_opt)" \
+		"${add[@]}" --jobs "$JOBS" --make_options "$(cc_make_opt "$cc")" \
 		"${gcov[@]}" </dev/null) || return 1
 	[ "$arch" != x86_64 ] || gcov_initramfs
 }
@@ -254,19 +265,30 @@ for arch in $KUNIT_ARCHES; do
 		continue
 	fi
 	t1=$(date +%s)
-	DMA_HEAPS_ACCEL=$("$REPO/scripts/probe-kvm.sh" "$build_dir/arch/x86/boot/bzImage")
+	if [ "$arch" = arm64 ]; then
+		DMA_HEAPS_ACCEL=tcg
+	else
+		DMA_HEAPS_ACCEL=$("$REPO/scripts/probe-kvm.sh" "$build_dir/arch/x86/boot/bzImage")
+	fi
 	export DMA_HEAPS_ACCEL
 	echo "running KUnit ($arch) under QEMU ($DMA_HEAPS_ACCEL)"
 
-	if [ "$arch" = i386 ]; then
+	if [ "$arch" != x86_64 ]; then
 		expected=$build_dir/expected-suites
 		grep -v -x -F -f <(sed 's/#.*//; s/[[:space:]]//g; /^$/d' \
-			"$REPO/kunit/expected-suites-i386") "$REPO/kunit/expected-suites" \
+			"$REPO/kunit/expected-suites-$arch") "$REPO/kunit/expected-suites" \
 			>"$expected" || true
 		if [ $full = 0 ] && [ "${1#-}" = "$1" ]; then
 			expected_matching "${1%%.*}" | grep -x -F -f "$expected" \
 				>"$expected.filtered" || true
 			expected=$expected.filtered
+		fi
+		if [ "$arch" = arm64 ]; then
+			# QEMU's virt machine, 4 KiB pages (kunit/arm64.config).
+			boot kunit-arm64 1200 "$expected" "$@"
+			two_cpus kunit-arm64
+			times="$times arm64: build $((t1 - t0))s, run $(($(date +%s) - t1))s;"
+			continue
 		fi
 		# Two CPUs, as on x86_64: the kernel finds the second in ACPI's
 		# MADT (kunit/i386.config).

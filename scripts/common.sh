@@ -6,6 +6,7 @@ DMA_HEAPS_CACHE=${DMA_HEAPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dma-heaps}
 KDIR=${KDIR:-$DMA_HEAPS_CACHE/linux}
 KUNIT_BUILD=${KUNIT_BUILD:-$DMA_HEAPS_CACHE/build-kunit}
 KUNIT_BUILD_I386=${KUNIT_BUILD_I386:-$DMA_HEAPS_CACHE/build-kunit-i386}
+KUNIT_BUILD_ARM64=${KUNIT_BUILD_ARM64:-$DMA_HEAPS_CACHE/build-kunit-arm64}
 CHECK_BUILD=${CHECK_BUILD:-$DMA_HEAPS_CACHE/build-check}
 SELFTEST_BUILD=${SELFTEST_BUILD:-$DMA_HEAPS_CACHE/build-selftest}
 RESULTS=${RESULTS:-$DMA_HEAPS_CACHE/results}
@@ -33,11 +34,12 @@ gcov_make_vars() {
 	done
 }
 
+# cc_make_opt [CROSS_COMPILE]: make's CC=, through ccache when there is one.
 cc_make_opt() {
 	if command -v ccache >/dev/null 2>&1; then
-		echo "CC=ccache gcc"
+		echo "CC=ccache ${1:-}gcc"
 	else
-		echo "CC=gcc"
+		echo "CC=${1:-}gcc"
 	fi
 }
 

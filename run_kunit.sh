@@ -222,6 +222,26 @@ boot() {
 		tee -a "$RESULTS/kunit-boots.txt"
 }
 
+# arm64_static_checks: W=1 and sparse (C=2) over drivers/dma-buf/ in the
+# arm64 build, the series' last patch (scripts/check-series.sh checks
+# x86_64 after each patch).  Any warning or error fails.
+arm64_static_checks() {
+	local out erc=0
+
+	out=$(cd "$KDIR" && make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+		O="$build_dir" "$(cc_make_opt aarch64-linux-gnu-)" -j"$JOBS" \
+		C=2 W=1 drivers/dma-buf/ 2>&1 </dev/null) || erc=$?
+	# C=2 also checks what make builds first (arm64's vDSO, whose
+	# sparse warnings are upstream's): only drivers/dma-buf/ counts.
+	if [ $erc = 0 ] && ! grep -Eq 'drivers/dma-buf/.*(warning|error):' <<<"$out"; then
+		result 1 "kunit-arm64: make W=1 C=2 drivers/dma-buf/: no warning"
+	else
+		result 0 "kunit-arm64: make W=1 C=2 drivers/dma-buf/: no warning (exit $erc)"
+		grep -E -A3 'drivers/dma-buf/.*(warning|error):|error:' <<<"$out" |
+			head -n 30 | sed 's/^/# /'
+	fi
+}
+
 # console NAME: the console of boot NAME.
 console() {
 	echo "$RESULTS/$1.console"
@@ -287,6 +307,7 @@ for arch in $KUNIT_ARCHES; do
 			# QEMU's virt machine, 4 KiB pages (kunit/arm64.config).
 			boot kunit-arm64 1200 "$expected" "$@"
 			two_cpus kunit-arm64
+			[ $full = 0 ] || arm64_static_checks
 			times="$times arm64: build $((t1 - t0))s, run $(($(date +%s) - t1))s;"
 			continue
 		fi

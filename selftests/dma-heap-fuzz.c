@@ -10,7 +10,10 @@
  * passed over a socket to another process and back, and fail-nth before
  * an operation.
  *
- *   dma-heap-fuzz [-s seed] [-n iterations] [-v]
+ *   dma-heap-fuzz [-s seed] [-n iterations] [-r] [-v]
+ *
+ * -r runs only the race's bookkeeping in each forced order of its two
+ * threads (no heap needed), which every run does first.
  *
  * The program (each operation and its arguments) is a function of the seed
  * alone, so that -s and -n reproduce a run; the racing threads' interleaving
@@ -161,6 +164,55 @@ static void wrong(enum op op, const char *fmt, ...)
 /* ---- the table ------------------------------------------------------- */
 
 static enum op cur_op;
+static unsigned long send_on_race_fd;
+static int race_freed_fd = -1;	/* the number the last race closed */
+
+/* Forget the entry at @i, whose fd is closed (or no longer ours). */
+static void drop_res(int i)
+{
+	if (res[i].kind == BUF_FD)
+		held_bytes -= res[i].len;
+	res[i] = res[--nres];
+}
+
+static int find_res(int fd)
+{
+	int i;
+
+	for (i = 0; i < nres; i++)
+		if (res[i].fd == fd)
+			return i;
+	return -1;
+}
+
+/*
+ * After each operation, every fd of the table is still open, the same
+ * file, and in the table once; one that is not is a bug of the program's
+ * bookkeeping (or a file table the kernel broke): named, and forgotten so
+ * that it does not cascade.
+ */
+static void check_table(enum op op)
+{
+	struct stat st;
+	int i, k;
+
+	for (i = nres - 1; i >= 0; i--) {
+		if (!fstat(res[i].fd, &st) && st.st_ino == res[i].ino)
+			continue;
+		wrong(op, "fd %d of the table is %s", res[i].fd,
+		      fcntl(res[i].fd, F_GETFD) < 0 ? "closed" : "another file");
+		drop_res(i);
+	}
+	/* Left: entries of the right file; of one number twice, keep one. */
+	for (i = nres - 1; i >= 0; i--) {
+		for (k = 0; k < i && res[k].fd != res[i].fd; k++)
+			;
+		if (k == i)
+			continue;
+		wrong(op, "fd %d is in the table twice", res[i].fd);
+		drop_res(i);
+	}
+}
 
 /*
  * Take in a new fd; @len is what the program expects a buffer's size to
@@ -171,7 +223,18 @@ static struct res *add_res(int fd, enum kind kind, int heap, uint64_t len)
 	struct stat st;
 	struct res *r;
 	off_t size;
+	int i;
 
+	/* A number held twice: the old entry's fd was closed behind its back. */
+	i = find_res(fd);
+	if (i >= 0) {
+		wrong(cur_op, "new fd %d is in the table already", fd);
+		drop_res(i);
+	}
+	if (fd == race_freed_fd) {
+		send_on_race_fd += cur_op == OP_SEND;
+		race_freed_fd = -1;
+	}
 	if (nres == MAX_RES) {
 		close(fd);
 		return NULL;
@@ -192,24 +255,6 @@ static struct res *add_res(int fd, enum kind kind, int heap, uint64_t len)
 		held_bytes += r->len;
 	}
 	return r;
-}
-
-/* Forget the entry at @i, whose fd is closed (or no longer ours). */
-static void drop_res(int i)
-{
-	if (res[i].kind == BUF_FD)
-		held_bytes -= res[i].len;
-	res[i] = res[--nres];
-}
-
-static int find_res(int fd)
-{
-	int i;
-
-	for (i = 0; i < nres; i++)
-		if (res[i].fd == fd)
-			return i;
-	return -1;
 }
 
 /* A random entry of @kind (or any kind for -1), or -1 without one. */
@@ -793,93 +838,288 @@ static void op_vgem(void)
 		wrong(OP_VGEM, "GEM_CLOSE: %s", strerror(errno));
 }
 
-/* Close and dup (or dup2 onto) the same fd in two threads. */
+/*
+ * Close and dup (or dup2 onto) the same fd in two threads.
+ *
+ * The fds the race leaves are its dups and, when a dup2() came after the
+ * close, the closed number itself.  One number can be both: dup() takes
+ * the file before it takes the lowest free number, and the close may come
+ * between the two and free exactly that number; a dup2() onto the closed
+ * number then replaces that dup.  So the race's fds are taken in once
+ * each, by what fstat() says they are, not by which call made them.
+ */
+enum race_kind { RACE_DUP, RACE_DUP2, RACE_SYNC, RACE_MMAP, NR_RACE_KINDS };
+
+static const char *const race_names[NR_RACE_KINDS] = {
+	"dup", "dup2", "sync", "mmap",
+};
+
+struct race_span {
+	uint64_t t[2];
+	enum race_kind kind;
+};
+
 struct race {
 	int fd, other, dups[8], ndups;
 	bool dup2;
 	size_t len;
 	void *maps[4];
 	int nmaps;
+	pthread_barrier_t go;
+	uint64_t close_t[2];	/* when the close began and ended */
+	struct race_span spans[32];	/* the other thread's calls */
+	int nspans;
+	/*
+	 * A forced order (check_race_orders()): the close comes before the
+	 * other thread's call @script, or, with @straddle, inside that dup,
+	 * after it took the file and before it took a number.  -1: threads.
+	 */
+	int script;
+	bool straddle, closed;
 };
+
+/* How often each of the other thread's calls overlapped the close. */
+static unsigned long race_calls[NR_RACE_KINDS], race_overlap[NR_RACE_KINDS];
+static unsigned long races, race_inside, race_reopened, race_same_fd;
+static unsigned long sends_back;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void race_do_close(struct race *rc)
+{
+	rc->close_t[0] = now_ns();
+	close(rc->fd);
+	rc->close_t[1] = now_ns();
+	rc->closed = true;
+}
 
 static void *race_close(void *arg)
 {
 	struct race *rc = arg;
 
-	close(rc->fd);
+	pthread_barrier_wait(&rc->go);
+	race_do_close(rc);
 	return NULL;
+}
+
+/* Before the other thread's call: its time, and a forced close. */
+static struct race_span *race_begin(struct race *rc, enum race_kind kind)
+{
+	struct race_span *s = &rc->spans[rc->nspans];
+
+	if (rc->script == rc->nspans && !rc->straddle)
+		race_do_close(rc);
+	s->kind = kind;
+	s->t[0] = now_ns();
+	return s;
+}
+
+static void race_end(struct race *rc, struct race_span *s)
+{
+	s->t[1] = now_ns();
+	rc->nspans++;
+}
+
+static int race_one_dup(struct race *rc)
+{
+	int tmp, d;
+
+	if (rc->script != rc->nspans || !rc->straddle)
+		return dup(rc->fd);
+	/* The dup took the file before the close, and its number after. */
+	tmp = dup(rc->fd);
+	race_do_close(rc);
+	if (tmp < 0)
+		return -1;
+	d = dup2(tmp, rc->fd);
+	close(tmp);
+	return d;
 }
 
 static void *race_dup(void *arg)
 {
 	struct race *rc = arg;
+	struct race_span *s;
 	int i, d;
 
+	if (rc->script < 0)
+		pthread_barrier_wait(&rc->go);
 	for (i = 0; i < 8; i++) {
 		if (rc->dup2 && i == 4) {
+			s = race_begin(rc, RACE_DUP2);
 			dup2(rc->other, rc->fd);
+			race_end(rc, s);
 			continue;
 		}
-		d = dup(rc->fd);
+		s = race_begin(rc, RACE_DUP);
+		d = race_one_dup(rc);
+		race_end(rc, s);
 		if (d >= 0)
 			rc->dups[rc->ndups++] = d;
+		s = race_begin(rc, RACE_SYNC);
 		buf_sync(rc->fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+		race_end(rc, s);
+		s = race_begin(rc, RACE_SYNC);
 		buf_sync(rc->fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+		race_end(rc, s);
 		if (i % 3 == 0 && rc->nmaps < 4 && rc->len) {
-			void *p = mmap(NULL, rc->len, PROT_READ, MAP_SHARED,
-				       rc->fd, 0);
+			void *p;
 
+			s = race_begin(rc, RACE_MMAP);
+			p = mmap(NULL, rc->len, PROT_READ, MAP_SHARED, rc->fd, 0);
+			race_end(rc, s);
 			if (p != MAP_FAILED)
 				rc->maps[rc->nmaps++] = p;
 		}
 	}
+	/* A forced close after the last call. */
+	if (rc->script >= 0 && !rc->closed)
+		race_do_close(rc);
 	return NULL;
+}
+
+/* Count which of the other thread's calls the close overlapped. */
+static void race_count(struct race *rc)
+{
+	int i;
+
+	races++;
+	for (i = 0; i < rc->nspans; i++) {
+		struct race_span *s = &rc->spans[i];
+
+		race_calls[s->kind]++;
+		if (s->t[0] < rc->close_t[1] && rc->close_t[0] < s->t[1])
+			race_overlap[s->kind]++;
+	}
+	if (rc->nspans && rc->spans[0].t[0] < rc->close_t[1] &&
+	    rc->close_t[0] < rc->spans[rc->nspans - 1].t[1])
+		race_inside++;
+	for (i = 0; i < rc->ndups; i++)
+		race_same_fd += rc->dups[i] == rc->fd;
+}
+
+/* Take in the fds the race left: each number once, by its file. */
+static void race_settle(struct race *rc, const struct res *copy)
+{
+	int fds[9], n = 0, i, k, j;
+	struct stat st;
+
+	for (i = 0; i < rc->ndups; i++)
+		fds[n++] = rc->dups[i];
+	fds[n++] = rc->fd;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < i && fds[k] != fds[i]; k++)
+			;
+		if (k < i || fstat(fds[i], &st))
+			continue;	/* taken in already, or closed */
+		if (fds[i] == rc->fd && rc->script < 0)
+			race_reopened++;
+		j = find_res(rc->other);
+		if (j >= 0 && st.st_ino == res[j].ino) {
+			add_res(fds[i], BUF_FD, res[j].heap, res[j].len);
+		} else if (st.st_ino == copy->ino) {
+			add_res(fds[i], BUF_FD, copy->heap, copy->len);
+		} else {
+			wrong(OP_RACE, "fd %d is neither buffer", fds[i]);
+			close(fds[i]);
+		}
+	}
+	if (fcntl(rc->fd, F_GETFD) < 0)
+		race_freed_fd = rc->fd;
+}
+
+/* Race the table's entry @i against a close; @j's fd is dup2()'s source. */
+static void race_run(int i, int j, bool dup2, int script, bool straddle)
+{
+	struct race rc = { .script = script, .straddle = straddle };
+	struct res copy = res[i];
+	pthread_t a, b;
+	int k;
+
+	rc.fd = copy.fd;
+	rc.len = copy.len;
+	rc.other = j >= 0 && j != i ? res[j].fd : -1;
+	rc.dup2 = dup2 && rc.other >= 0;
+	drop_res(i);
+	if (script >= 0) {
+		race_dup(&rc);
+	} else {
+		pthread_barrier_init(&rc.go, NULL, 2);
+		pthread_create(&a, NULL, race_close, &rc);
+		pthread_create(&b, NULL, race_dup, &rc);
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+		pthread_barrier_destroy(&rc.go);
+		race_count(&rc);
+	}
+	race_settle(&rc, &copy);
+	for (k = 0; k < rc.nmaps; k++)
+		munmap(rc.maps[k], rc.len);
 }
 
 static void op_race(void)
 {
-	struct race rc = { 0 };
-	struct res copy;
-	pthread_t a, b;
 	int i, j;
+	bool dup2;
 
 	i = pick(BUF_FD);
 	if (i < 0)
 		return;
-	copy = res[i];
-	rc.fd = copy.fd;
-	rc.len = copy.len;
-	rc.dup2 = one_in(3);
+	dup2 = one_in(3);
 	j = pick(BUF_FD);
-	rc.other = j >= 0 && j != i ? res[j].fd : -1;
-	if (rc.other < 0)
-		rc.dup2 = false;
-	drop_res(i);
-	pthread_create(&a, NULL, race_close, &rc);
-	pthread_create(&b, NULL, race_dup, &rc);
-	pthread_join(a, NULL);
-	pthread_join(b, NULL);
+	race_run(i, j, dup2, -1, false);
 	record(OP_RACE, 0);
-	/* After a dup2() won, the later dups are of the other buffer. */
-	j = find_res(rc.other);
-	for (i = 0; i < rc.ndups; i++) {
-		struct stat st;
+}
 
-		if (j >= 0 && !fstat(rc.dups[i], &st) && st.st_ino == res[j].ino)
-			add_res(rc.dups[i], BUF_FD, res[j].heap, res[j].len);
-		else
-			add_res(rc.dups[i], BUF_FD, copy.heap, copy.len);
+/*
+ * The race's bookkeeping, in each order the two threads can take, forced
+ * in one thread on two memfds (the table holds nothing else yet): after
+ * it, each fd of the table is open, the file it was taken in as, and in
+ * the table once, and no fd is open that the table does not hold.
+ */
+static bool check_race_orders(void)
+{
+	unsigned long bad_before = bad, b;
+	int script, before, orders = 0, failed = 0, m, fd, k;
+
+	cur_op = OP_RACE;
+	for (script = 0; script <= 33; script++) {
+		for (m = 0; m < 4; m++) {
+			b = bad;
+			before = count_fds();
+			for (k = 0; k < 2; k++) {
+				fd = memfd_create("race", MFD_CLOEXEC);
+				if (fd < 0 || ftruncate(fd, (k + 1) * pgsz))
+					return false;
+				add_res(fd, BUF_FD, -1, (k + 1) * pgsz);
+			}
+			race_run(0, 1, m & 1, script, m & 2);
+			orders++;
+			check_table(OP_RACE);
+			while (nres)
+				close(res[nres - 1].fd), drop_res(nres - 1);
+			if (count_fds() != before)
+				wrong(OP_RACE, "%d fds open that the table did not hold",
+				      count_fds() - before);
+			if (bad == b)
+				continue;
+			ksft_print_msg("forced order wrong: the close before call %d%s%s\n",
+				       script, m & 2 ? ", inside it if a dup" : "",
+				       m & 1 ? ", with dup2" : "");
+			failed++;
+		}
 	}
-	for (i = 0; i < rc.nmaps; i++)
-		munmap(rc.maps[i], rc.len);
-	/* dup2 may have won after the close: the fd is then the other's. */
-	if (rc.dup2 && fcntl(rc.fd, F_GETFD) >= 0) {
-		j = find_res(rc.other);
-		if (j >= 0)
-			add_res(rc.fd, BUF_FD, res[j].heap, res[j].len);
-		else
-			close(rc.fd);
-	}
+	bad = bad_before;
+	race_freed_fd = -1;
+	ksft_print_msg("race: %d forced orders of close and the other thread, %d wrong\n",
+		       orders, failed);
+	return !failed;
 }
 
 /* ---- the other process ------------------------------------------------ */
@@ -1011,6 +1251,7 @@ static void op_send(void)
 		int h = heap_of_fd(fd);
 		uint64_t g = h >= 0 ? heap_granule[h] : pgsz;
 
+		sends_back++;
 		add_res(back, BUF_FD, h, (msg.len + g - 1) / g * g);
 	}
 }
@@ -1073,26 +1314,6 @@ static void op_rw(void)
 		      r->kind == BUF_FD ? "dma-buf" : "heap");
 }
 
-/*
- * After each operation, every fd of the table is still open and the same
- * file; one that is not is a bug of the program's bookkeeping (or a file
- * table the kernel broke): named, and forgotten so that it does not
- * cascade.
- */
-static void check_table(enum op op)
-{
-	struct stat st;
-	int i;
-
-	for (i = nres - 1; i >= 0; i--) {
-		if (!fstat(res[i].fd, &st) && st.st_ino == res[i].ino)
-			continue;
-		wrong(op, "fd %d of the table is %s", res[i].fd,
-		      fcntl(res[i].fd, F_GETFD) < 0 ? "closed" : "another file");
-		drop_res(i);
-	}
-}
-
 static void (*const ops[NR_OPS])(void) = {
 	[OP_ALLOC] = op_alloc, [OP_IOCTL] = op_ioctl, [OP_SYNC] = op_sync,
 	[OP_SET_NAME] = op_set_name, [OP_SYNC_FILE] = op_sync_file,
@@ -1141,12 +1362,12 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_fault };
 	unsigned int pairs = 0, ops_seen = 0, o, e;
 	int fds_before, fds_after, sv[2], opt, h, i;
-	bool stats_back = true, have_sock;
+	bool stats_back = true, have_sock, orders_only = false, orders_ok;
 	struct timespec t0, t1;
 	double secs;
 	pid_t pid;
 
-	while ((opt = getopt(argc, argv, "s:n:v")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:rv")) != -1) {
 		switch (opt) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -1154,20 +1375,29 @@ int main(int argc, char **argv)
 		case 'n':
 			iters = strtoull(optarg, NULL, 0);
 			break;
+		case 'r':
+			orders_only = true;
+			break;
 		case 'v':
 			verbose = true;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-s seed] [-n iterations] [-v]\n",
+			fprintf(stderr, "usage: %s [-s seed] [-n iterations] [-r] [-v]\n",
 				argv[0]);
 			return KSFT_FAIL;
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ksft_print_header();
-	ksft_set_plan(5);
 	pgsz = page_size();
 	rng_state = seed;
+	if (orders_only) {
+		ksft_set_plan(1);
+		ksft_test_result(check_race_orders(),
+				 "the race's bookkeeping holds in each forced order\n");
+		ksft_finished();
+	}
+	ksft_set_plan(6);
 
 	nheaps = find_heaps(heaps, MAX_HEAPS);
 	if (nheaps <= 0)
@@ -1202,6 +1432,7 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGBUS, &sa, NULL);
 	sigaction(SIGSEGV, &sa, NULL);
+	orders_ok = check_race_orders();
 
 	ksft_print_msg("seed %llu, %llu iterations, heaps:", seed, iters);
 	for (h = 0; h < nheaps; h++)
@@ -1257,6 +1488,17 @@ int main(int argc, char **argv)
 		       seed, iters, secs, iters / (secs > 0 ? secs : 1), pairs,
 		       ops_seen, NR_OPS);
 
+	for (o = 0; o < NR_RACE_KINDS; o++)
+		ksft_print_msg("race: close/%s interleaved %lu of %lu\n",
+			       race_names[o], race_overlap[o], race_calls[o]);
+	ksft_print_msg("race: the close inside the other thread's calls in %lu of %lu races\n",
+		       race_inside, races);
+	ksft_print_msg("race: a dup got the closed number %lu times; it was open again after %lu\n",
+		       race_same_fd, race_reopened);
+	ksft_print_msg("send: took a race's closed number first %lu times, of %lu fds back\n",
+		       send_on_race_fd, sends_back);
+
+	ksft_test_result(orders_ok, "the race's bookkeeping holds in each forced order\n");
 	ksft_test_result(bad == 0, "every result was one its arguments allow (%lu were not)\n",
 			 bad);
 	ksft_test_result(have_sock && WIFEXITED(i) && WEXITSTATUS(i) == 0,

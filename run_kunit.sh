@@ -74,6 +74,8 @@ for opt in ${KCONFIG_ADD:-}; do
 	add+=(--kconfig_add "$opt")
 done
 tapcount=$REPO/scripts/tap-count.py
+# The arm64 kernels' cross compiler (Debian's gcc-aarch64-linux-gnu).
+arm64_cross=aarch64-linux-gnu-
 total="0 0 0"
 [ "$append" != 1 ] || [ ! -f "$RESULTS/kunit.counts" ] || total=$(cat "$RESULTS/kunit.counts")
 gcov_initrd=""
@@ -87,7 +89,7 @@ build() {
 	cross=()
 	if [ "$arch" = arm64 ]; then
 		build_dir=$KUNIT_BUILD_ARM64
-		cc=aarch64-linux-gnu-
+		cc=$arm64_cross
 		cross=(--cross_compile "$cc")
 	elif [ "$arch" = i386 ]; then
 		build_dir=$KUNIT_BUILD_I386
@@ -228,8 +230,8 @@ boot() {
 arm64_static_checks() {
 	local out erc=0
 
-	out=$(cd "$KDIR" && make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-		O="$build_dir" "$(cc_make_opt aarch64-linux-gnu-)" -j"$JOBS" \
+	out=$(cd "$KDIR" && make -s ARCH=arm64 CROSS_COMPILE="$arm64_cross" \
+		O="$build_dir" "$(cc_make_opt "$arm64_cross")" -j"$JOBS" \
 		C=2 W=1 drivers/dma-buf/ 2>&1 </dev/null) || erc=$?
 	# C=2 also checks what make builds first (arm64's vDSO, whose
 	# sparse warnings are upstream's): only drivers/dma-buf/ counts.

@@ -29,7 +29,9 @@
 #                  dma_heap_init
 #   kunit-i386     32-bit x86 with HIGHMEM4G (kunit/i386.config), all suites
 #   kunit-arm64    arm64, QEMU's virt machine, 4 KiB pages (kunit/arm64.config),
-#                  all suites but the carveout's
+#                  all suites but the x86 carveout's, with the device-tree
+#                  regions of kunit/arm64-regions.dtsi, each checked by
+#                  scripts/check-regions.py
 # Only the main boots (of each architecture) run when a filter is given.
 #
 # KUNITCONFIG=file uses another .kunitconfig; KCONFIG_ADD="CONFIG_X=y ..."
@@ -176,7 +178,7 @@ boot() {
 		ktap=$RESULTS/kunit.ktap
 	fi
 	t0=$(date +%s)
-	echo "== $name: kunit.py exec $* (${DMA_HEAPS_CPU:+-cpu $DMA_HEAPS_CPU, }cma=${DMA_HEAPS_CMA:-64M})"
+	echo "== $name: kunit.py exec $* (${DMA_HEAPS_CPU:+-cpu $DMA_HEAPS_CPU, }${DMA_HEAPS_DTB:+device tree $DMA_HEAPS_DTB, }cma=${DMA_HEAPS_CMA:-64M})"
 	rm -f "$build_dir/test.log"
 	rm -rf "$RESULTS/gcov/$name" "$RESULTS/gcov/$name.log"
 	# With gcov, kunit/gcov/qemu-system-x86_64 boots on into the
@@ -244,6 +246,21 @@ arm64_static_checks() {
 	fi
 }
 
+# regions NAME: each device-tree region of kunit/arm64-regions.expected
+# became in boot NAME the heap it must be, or no heap with the one boot
+# message that says why (scripts/check-regions.py); not for a filtered run
+# that left dma_heap_of_regions out.
+regions() {
+	local ok text
+
+	grep -q '# Subtest: dma_heap_of_regions' "$RESULTS/$1.ktap" ||
+		[ $full = 1 ] || return 0
+	while read -r ok text; do
+		result "$ok" "$text"
+	done < <("$REPO/scripts/check-regions.py" "$1" "$RESULTS/$1.ktap" \
+		"$(console "$1")" "$REPO/kunit/arm64-regions.expected")
+}
+
 # console NAME: the console of boot NAME.
 console() {
 	echo "$RESULTS/$1.console"
@@ -306,9 +323,20 @@ for arch in $KUNIT_ARCHES; do
 			expected=$expected.filtered
 		fi
 		if [ "$arch" = arm64 ]; then
-			# QEMU's virt machine, 4 KiB pages (kunit/arm64.config).
+			# QEMU's virt machine, 4 KiB pages (kunit/arm64.config),
+			# with the /reserved-memory regions of
+			# kunit/arm64-regions.dtsi in its device tree.
+			if "$REPO/scripts/arm64-dtb.sh" "$build_dir/regions.dtb" \
+				-machine virt -cpu cortex-a57 -m 2048 \
+				-smp "${DMA_HEAPS_SMP:-2}"; then
+				export DMA_HEAPS_DTB=$build_dir/regions.dtb
+			else
+				result 0 "kunit-arm64: scripts/arm64-dtb.sh made a device tree"
+			fi
 			boot kunit-arm64 1200 "$expected" "$@"
+			unset DMA_HEAPS_DTB
 			two_cpus kunit-arm64
+			regions kunit-arm64
 			[ $full = 0 ] || arm64_static_checks
 			times="$times arm64: build $((t1 - t0))s, run $(($(date +%s) - t1))s;"
 			continue

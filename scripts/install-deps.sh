@@ -6,7 +6,8 @@ set -eu
 
 pkgs="linux-source-6.1 qemu-system-x86 gcc make flex bison bc libelf-dev
 libssl-dev python3 python3-ply python3-git ccache busybox-static cpio xz-utils kmod git perl rsync
-libc6-dev binutils qemu-system-data sparse gcc-aarch64-linux-gnu qemu-system-arm $*"
+libc6-dev binutils qemu-system-data sparse gcc-aarch64-linux-gnu qemu-system-arm
+device-tree-compiler dt-schema yamllint $*"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -9,7 +9,8 @@
 # with our series.  Boots each with a static busybox and
 # selftests/dma-heap-bench (built once, against our UAPI headers: the
 # allocation ABI is the same) and prints the medians side by side as a
-# markdown table, also written to $RESULTS/bench.md.  Not part of make test:
+# markdown table, also written to $RESULTS/bench.md, from which
+# selftests/bench-plot.py draws $RESULTS/bench.png.  Not part of make test:
 # it measures, it does not judge.  Exits non-zero when a boot did not run to
 # the end.
 #

@@ -9,7 +9,8 @@
 # with our series.  Boots each with a static busybox and
 # selftests/dma-heap-bench (built once, against our UAPI headers: the
 # allocation ABI is the same) and prints the medians side by side as a
-# markdown table, also written to $RESULTS/bench.md.  Not part of make test:
+# markdown table, also written to $RESULTS/bench.md, from which
+# selftests/bench-plot.py draws $RESULTS/bench.png.  Not part of make test:
 # it measures, it does not judge.  Exits non-zero when a boot did not run to
 # the end.
 #
@@ -258,12 +259,12 @@ BENCH_BUSY="$UP_NAME $(eval echo "\${busy_$UP_NAME:-?}")%, ours ${busy_ours:-?}%
 BENCH_UP_NAME=$UP_NAME \
 BENCH_UP_DESC="$UP_SRC ($BASE, $(git -C "$UP_SRC" rev-parse --short HEAD))" \
 BENCH_OUR_DESC="$OUR_SRC ($(git -C "$OUR_SRC" describe --tags --always --dirty 2>/dev/null || echo '?'))" \
-python3 - "$UP_B/run/bench.log" "$OUR_B/run/bench.log" "$RESULTS/bench.md" "$RESULTS/bench-plot" <<'EOF'
+python3 - "$UP_B/run/bench.log" "$OUR_B/run/bench.log" "$RESULTS/bench.md" <<'EOF'
 import os
 import re
 import sys
 
-up_log, our_log, out, plot = sys.argv[1:5]
+up_log, our_log, out = sys.argv[1:4]
 env = os.environ
 ORDER = ["memset", "kzero", "udmabuf-create", "udmabuf-close", "alloc", "alloc-warm",
          "alloc-cold", "close", "touch", "sync", "steady"]
@@ -493,37 +494,6 @@ if tr:
     md.extend(tr)
 print("\n".join(md))
 
-# The plot's data: one file per series, "size_kib median_ms" lines.
-os.makedirs(plot, exist_ok=True)
-series = []
-for who, res in ((UP, up), ("ours", ours)):
-    for (size, what, heap), cell in res.items():
-        if cell[0] is None or what not in ("alloc", "alloc-warm",
-                                           "alloc-cold", "memset", "kzero",
-                                           "udmabuf-create"):
-            continue
-        # Upstream has no pool: its warm and cold rows are its alloc row.
-        # Our CMA heaps' cold row is their alloc row; default_cma_region
-        # is reserved.
-        if who == "upstream" and what != "alloc":
-            continue
-        if heap and heap != "system" and what not in ("alloc", "alloc-warm"):
-            continue
-        if heap == "default_cma_region":
-            continue
-        name = "%s %s%s" % (who, what, " " + heap if heap else "")
-        series.append((name, size, cell[0]))
-files = {}
-for name, size, med in sorted(series):
-    files.setdefault(name, []).append((size, med))
-with open(os.path.join(plot, "series"), "w") as idx:
-    for n, (name, pts) in enumerate(sorted(files.items())):
-        path = os.path.join(plot, "s%d.dat" % n)
-        with open(path, "w") as f:
-            for size, med in sorted(pts):
-                f.write("%d %.6f\n" % (size, med))
-        idx.write("%s\t%s\n" % (path, name))
-
 md.append("")
 md.append("What the rows time: see the comment at the top of "
           "selftests/dma-heap-bench.c.  The raw lines (size KiB, median "
@@ -535,26 +505,10 @@ md.append("```")
 with open(out, "w") as f:
     f.write("\n".join(md) + "\n")
 EOF
-# The plot: median latency against size, log-log, one line per series.
-if [ -s "$RESULTS/bench-plot/series" ]; then
-	{
-		echo "set terminal pngcairo size 1100,700 noenhanced"
-		echo "set output '$RESULTS/bench.png'"
-		echo "set logscale xy"
-		echo "set xlabel 'buffer size (KiB)'"
-		echo "set ylabel 'median time (ms)'"
-		echo "set key top left"
-		echo "set grid"
-		echo "set title 'DMA-BUF heap allocation, $ROUNDS rounds, $accel ($date)'"
-		printf 'plot '
-		sep=""
-		while IFS=$'\t' read -r f name; do
-			printf "%s'%s' using 1:2 with linespoints title '%s'" "$sep" "$f" "$name"
-			sep=", "
-		done <"$RESULTS/bench-plot/series"
-		echo
-	} >"$RESULTS/bench-plot/plot.gp"
-	gnuplot "$RESULTS/bench-plot/plot.gp" || echo "bench: gnuplot failed" >&2
-fi
+# The plot, from the report: one panel per heap kind, cold and warm
+# allocation of both kernels, memset and the kernel's zeroing as limits.
+rm -f "$RESULTS/bench.png"
+python3 "$HERE/bench-plot.py" "$RESULTS/bench.md" "$RESULTS/bench.png" ||
+	echo "bench: the plot failed" >&2
 echo "bench: build $((built - start))s, boots $((end - built))s ($accel); table in $RESULTS/bench.md, plot in $RESULTS/bench.png, logs in $RESULTS/bench-*.log"
 exit "$status"

@@ -32,6 +32,8 @@
 #                  all suites but the x86 carveout's, with the device-tree
 #                  regions of kunit/arm64-regions.dtsi, each checked by
 #                  scripts/check-regions.py
+#   kunit-arm64-swiotlb  the same with swiotlb=4096,force: the helpers'
+#                  suites and dma_heap_segments
 # Only the main boots (of each architecture) run when a filter is given.
 #
 # KUNITCONFIG=file uses another .kunitconfig; KCONFIG_ADD="CONFIG_X=y ..."
@@ -334,9 +336,27 @@ for arch in $KUNIT_ARCHES; do
 				result 0 "kunit-arm64: scripts/arm64-dtb.sh made a device tree"
 			fi
 			boot kunit-arm64 1200 "$expected" "$@"
-			unset DMA_HEAPS_DTB
 			two_cpus kunit-arm64
 			regions kunit-arm64
+			# Every DMA mapping bounces, as in a confidential guest:
+			# the helpers' suites and every heap's segments, the
+			# device tree's carveout among them (which must not
+			# bounce), as in the x86_64 swiotlb boot.
+			if [ $full = 1 ]; then
+				grep -E '^(dma_heap_helpers.*|dma_heap_segments)$' \
+					"$expected" >"$RESULTS/kunit-arm64-swiotlb.expected" || true
+				boot kunit-arm64-swiotlb 300 \
+					"$RESULTS/kunit-arm64-swiotlb.expected" \
+					--kernel_args swiotlb=4096,force \
+					'dma_heap_[chs][aey][glnr]*'
+				if grep -q 'Kernel command line: .*swiotlb=4096,force' "$(console kunit-arm64-swiotlb)" &&
+					grep -q 'software IO TLB: ' "$(console kunit-arm64-swiotlb)"; then
+					result 1 "kunit-arm64-swiotlb: swiotlb=4096,force is set up"
+				else
+					result 0 "kunit-arm64-swiotlb: swiotlb=4096,force is set up (no \"software IO TLB:\" line or no swiotlb= on the command line)"
+				fi
+			fi
+			unset DMA_HEAPS_DTB
 			[ $full = 0 ] || arm64_static_checks
 			times="$times arm64: build $((t1 - t0))s, run $(($(date +%s) - t1))s;"
 			continue

@@ -121,6 +121,9 @@ build() {
 				print
 			}' "$REPO/kunit/$arch.config" "$KUNITCONFIG"
 			cat "$REPO/kunit/$arch.config"
+			# What the arm64 kselftest boot, which boots this
+			# kernel, needs besides (selftests/run-selftests.sh).
+			[ "$arch" != arm64 ] || cat "$REPO/kunit/arm64-selftest.config"
 		} >"$cfg"
 	fi
 	common=(--arch="$arch" --qemu_config "$qemu" --build_dir "$build_dir" "${cross[@]}")

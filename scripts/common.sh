@@ -9,6 +9,10 @@ KUNIT_BUILD_I386=${KUNIT_BUILD_I386:-$DMA_HEAPS_CACHE/build-kunit-i386}
 KUNIT_BUILD_ARM64=${KUNIT_BUILD_ARM64:-$DMA_HEAPS_CACHE/build-kunit-arm64}
 CHECK_BUILD=${CHECK_BUILD:-$DMA_HEAPS_CACHE/build-check}
 SELFTEST_BUILD=${SELFTEST_BUILD:-$DMA_HEAPS_CACHE/build-selftest}
+# The arm64 kselftest boot's tests and initramfs (its kernel is the arm64
+# KUnit kernel), and its static busybox (scripts/install-deps.sh).
+SELFTEST_BUILD_ARM64=${SELFTEST_BUILD_ARM64:-$DMA_HEAPS_CACHE/build-selftest-arm64}
+BUSYBOX_ARM64=${BUSYBOX_ARM64:-$DMA_HEAPS_CACHE/busybox-arm64/busybox}
 RESULTS=${RESULTS:-$DMA_HEAPS_CACHE/results}
 JOBS=${JOBS:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$DMA_HEAPS_CACHE/ccache}

@@ -675,25 +675,53 @@ static long pool_bytes_when_zeroed(struct __test_metadata *_metadata,
 }
 
 /*
+ * What is free in the CMA area of heap @heap, in bytes, or -1 for a heap on
+ * no CMA area.  The kernel may hold part of the default area: on arm64 the
+ * DMA atomic pools take 3 x 512 KiB of it at boot (dma_atomic_pool_init()
+ * allocates from CMA where the area is inside the pool's zone), so that 16
+ * buffers of 4 MiB no longer fit in cma=64M.
+ */
+static long heap_area_free(int heap_fd, const char *heap)
+{
+	char area[CMA_NAME_LEN];
+	long count, used;
+
+	if (heap_cma_area(heap_fd, heap, area, sizeof(area)))
+		return -1;
+	count = cma_area_read(area, "count");
+	used = cma_area_read(area, "used");
+	if (count <= 0 || used < 0)
+		return -1;
+	return (count - used) * (long)page_size();
+}
+
+/*
  * Buffers made of memory that held another buffer's data are zeroed, at
  * every size.  For a heap with a pool, the second round waits for the
  * worker and checks that it was served from the pool, so that the chunks
- * the first round dirtied are the ones it reads.
+ * the first round dirtied are the ones it reads.  16 buffers of each size,
+ * or as many as fit in what the heap's CMA area has free.
  */
 TEST_F_TIMEOUT(heap, zero_after_dirty_free, 300)
 {
 	size_t ps = page_size();
 	size_t sizes[] = { ps, 17 * ps, ONE_MIB, 4 * ONE_MIB };
-	long pool, pool_after;
+	long pool, pool_after, area_free;
 	int fds[16];
-	unsigned int s, i;
+	unsigned int s, i, nbufs;
 	unsigned char *p;
 	size_t at = 0;
 
+	area_free = heap_area_free(self->heap_fd, variant->heap);
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t len = sizes[s];
 
-		for (i = 0; i < 16; i++) {
+		nbufs = 16;
+		if (area_free >= 0 && (size_t)area_free / len < nbufs)
+			nbufs = area_free / len;
+		ASSERT_LE(2, nbufs) TH_LOG("len %zu: %ld bytes free in the heap's CMA area",
+					   len, area_free);
+		for (i = 0; i < nbufs; i++) {
 			fds[i] = heap_alloc(self->heap_fd, len);
 			ASSERT_LE(0, fds[i]) TH_LOG("len %zu: %s", len,
 						    strerror(-fds[i]));
@@ -705,10 +733,10 @@ TEST_F_TIMEOUT(heap, zero_after_dirty_free, 300)
 			buf_sync(fds[i], DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
 			munmap(p, len);
 		}
-		for (i = 0; i < 16; i++)
+		for (i = 0; i < nbufs; i++)
 			close(fds[i]);
 		pool = pool_bytes_when_zeroed(_metadata, variant->heap);
-		for (i = 0; i < 16; i++) {
+		for (i = 0; i < nbufs; i++) {
 			fds[i] = heap_alloc(self->heap_fd, len);
 			ASSERT_LE(0, fds[i]);
 			p = mmap(NULL, len, PROT_READ, MAP_SHARED, fds[i], 0);
@@ -732,7 +760,7 @@ TEST_F_TIMEOUT(heap, zero_after_dirty_free, 300)
 			EXPECT_LE((long)len, pool - pool_after)
 				TH_LOG("len %zu: pool_bytes %ld before the second round, %ld after",
 				       len, pool, pool_after);
-		for (i = 0; i < 16; i++)
+		for (i = 0; i < nbufs; i++)
 			close(fds[i]);
 	}
 }
@@ -929,9 +957,22 @@ static void fn_sigbus(int sig)
  * page faults, inside the call, and freed again by munmap(): near other
  * mappings they would already be there and nothing of the fault path
  * would be injected.  A hint, not MAP_FIXED: the heap's mmap() is under
- * test, not the address.
+ * test, not the address.  80 TiB is in x86-64's 128 TiB of user addresses
+ * (and arm64's with 48-bit addresses), not in arm64's 512 GiB with 39-bit
+ * addresses (4 KiB pages, the default), where mmap() ignores it: there,
+ * half way up to the stack, on a 1 GiB boundary (fn_map_hint()).
  */
-#define FN_MAP_HINT	((void *)0x500000000000UL)
+#define FN_MAP_HINT	0x500000000000UL
+
+static void *fn_map_hint(void)
+{
+	int here;
+	uintptr_t top = (uintptr_t)&here;
+
+	if (top > FN_MAP_HINT + (16UL << 40))
+		return (void *)FN_MAP_HINT;
+	return (void *)((top / 2) & ~((1UL << 30) - 1));
+}
 
 /* mmap() and a write to every page: the heaps map pages on fault. */
 static int fn_mmap_call(struct failnth_ctx *c)
@@ -1050,7 +1091,7 @@ static void failnth_loop(struct __test_metadata *_metadata, int heap_fd,
 			 size_t len)
 {
 	struct failnth_ctx c = {
-		.heap_fd = heap_fd, .len = len, .hint = FN_MAP_HINT,
+		.heap_fd = heap_fd, .len = len, .hint = fn_map_hint(),
 	};
 	struct fn_snap start, before, armed, after;
 	struct timespec t0, t1;

@@ -3,8 +3,8 @@
 # /init of the kselftest boot's initramfs (busybox sh).  Mounts the pseudo
 # filesystems, runs every binary listed in /tests/list, runs a kmemleak
 # scan, and reboots, which -no-reboot turns into QEMU exiting.  Test output
-# goes to the second serial port (ttyS1), the kernel's log to the first, so
-# that they never interleave.  run-selftests.sh parses the @@ markers.
+# goes to the second serial port (ttyS1; on arm64 a virtio console, hvc0),
+# the kernel's log to the first, so that they never interleave.  run-selftests.sh parses the @@ markers.
 /bin/busybox mount -t proc proc /proc
 /bin/busybox --install -s /bin
 mount -t sysfs sysfs /sys
@@ -14,6 +14,8 @@ mount -t tmpfs tmpfs /tmp
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 [ -c /dev/ttyS1 ] && exec >/dev/ttyS1 2>&1 </dev/null
+# arm64 (QEMU virt, one PL011): a virtio console instead.
+[ -c /dev/hvc0 ] && exec >/dev/hvc0 2>&1 </dev/null
 
 echo "@@ BOOT $(uname -r)"
 

@@ -156,15 +156,21 @@ def main():
 
     tap.result("BOOT" in marks, f"boot: /init started ({marks.get('BOOT', 'no output')})")
     # The heaps the config builds are registered: the system,
-    # system-contig, chunk and carveout heaps by name, the CMA heap as any
-    # other heap (its name is its CMA area's) but a further carveout
-    # (carveout-*, the swiotlb boot's carveout-big).
+    # system-contig, chunk and carveout heaps by name (a device tree's
+    # carveout by its node's, carveout@ADDRESS), the CMA heap as any other
+    # heap (its name is its CMA area's) but a further carveout (carveout-*,
+    # the swiotlb boot's carveout-big).
     named = ("system", "system-contig", "chunk", "carveout")
     for h in a.heaps.split():
         if h == "cma":
             others = [x for x in heaps_found
-                      if x not in named and not x.startswith("carveout-")]
+                      if x not in named and not x.startswith("carveout-")
+                      and not x.startswith("carveout@")]
             tap.result(bool(others), f"heap: a CMA heap is registered ({' '.join(others) or 'none'})")
+        elif h == "carveout":
+            found = [x for x in heaps_found
+                     if x == h or x.startswith("carveout@")]
+            tap.result(bool(found), f"heap: a carveout heap is registered ({' '.join(found) or 'none'})")
         else:
             tap.result(h in heaps_found, f"heap: {h} is registered")
     tap.result(bool(marks.get("DRI", "").split()), f"vgem: /dev/dri has {marks.get('DRI', '') or 'nothing'}")

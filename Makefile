@@ -15,7 +15,7 @@ help:
 	@echo "make tree           extract the baseline and apply kernel-patches/"
 	@echo "make patches        export the tree's commits into kernel-patches/"
 	@echo "make check-patches  checkpatch --strict and a build after each patch"
-	@echo "make kunit          run the KUnit suites under QEMU, x86_64, i386 and arm64 (./run_kunit.sh)"
+	@echo "make kunit          run the KUnit suites under QEMU, x86_64, i386, arm64 and arm64 with 64 KiB pages (./run_kunit.sh)"
 	@echo "make selftest       run the userspace kselftests in a QEMU boot"
 	@echo "make coverage       gcov of our code from the KUnit and kselftest boots: docs/coverage.md"
 	@echo "make test           all of the above checks; ends with the summary"
@@ -48,7 +48,7 @@ bench:
 
 # Every stage runs even when an earlier one failed; the summary counts them
 # all and fails when any stage failed or left no results.  The kselftest
-# boot, which keeps about one CPU busy, runs beside the i386 and arm64
+# boot, which keeps about one CPU busy, runs beside the i386, arm64 and arm64-64k
 # KUnit runs and then the maintainer's plain kunit.py run
 # (scripts/kunit-plain.sh); its output is printed once they are done.
 test: clean-results
@@ -60,6 +60,7 @@ test: clean-results
 	  echo $$? >"$$log.rc"; } & \
 	SKIP_PREPARE=1 KUNIT_APPEND=1 KUNIT_ARCHES=i386 ./run_kunit.sh || rc=1; \
 	SKIP_PREPARE=1 KUNIT_APPEND=1 KUNIT_ARCHES=arm64 ./run_kunit.sh || rc=1; \
+	SKIP_PREPARE=1 KUNIT_APPEND=1 KUNIT_ARCHES=arm64-64k ./run_kunit.sh || rc=1; \
 	scripts/kunit-plain.sh || rc=1; \
 	wait; cat "$$log"; [ "$$(cat "$$log.rc")" = 0 ] || rc=1; \
 	scripts/coverage.sh || rc=1; \

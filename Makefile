@@ -15,7 +15,7 @@ help:
 	@echo "make tree           extract the baseline and apply kernel-patches/"
 	@echo "make patches        export the tree's commits into kernel-patches/"
 	@echo "make check-patches  checkpatch --strict and a build after each patch"
-	@echo "make kunit          run the KUnit suites under QEMU, x86_64, i386 and arm64 (./run_kunit.sh)"
+	@echo "make kunit          run the KUnit suites under QEMU, x86_64, i386, arm64 and arm64 with 64 KiB pages (./run_kunit.sh)"
 	@echo "make selftest       run the userspace kselftests in a QEMU boot"
 	@echo "make selftest-arm64 the same on arm64, in the arm64 KUnit kernel (after make kunit)"
 	@echo "make coverage       gcov of our code from the KUnit and kselftest boots: docs/coverage.md"
@@ -54,14 +54,14 @@ bench:
 
 # Every stage runs even when an earlier one failed; the summary counts them
 # all and fails when any stage failed or left no results.  The kselftest
-# boot, which keeps about one CPU busy, runs beside the i386 and arm64
-# KUnit runs and then the maintainer's plain kunit.py run
+# boot, which keeps about one CPU busy, runs beside the i386, arm64 and
+# arm64-64k KUnit runs and then the maintainer's plain kunit.py run
 # (scripts/kunit-plain.sh); its output is printed once they are done.
 # The arm64 kselftest boot boots the arm64 KUnit kernel (no kernel build of
 # its own): as soon as the arm64 KUnit run has built and booted that
 # kernel, its tests are built and it boots, in the background, beside the
-# plain run and the end of the x86_64 kselftest boot (about 2 min in all;
-# the x86_64 boot, about 8 min, still ends last in a warm run).
+# arm64-64k KUnit run, the plain run and the end of the x86_64 kselftest
+# boot.
 test: clean-results
 	@rc=0; log=$(RESULTS_DIR)/selftest-boot.log; mkdir -p $(RESULTS_DIR); \
 	log64=$(RESULTS_DIR)/selftest-arm64-boot.log; \
@@ -75,6 +75,7 @@ test: clean-results
 	{ SELFTEST_PHASE=build SELFTEST_ARCH=arm64 selftests/run-selftests.sh >"$$log64" 2>&1 && \
 	  SELFTEST_PHASE=boot SELFTEST_ARCH=arm64 selftests/run-selftests.sh >>"$$log64" 2>&1; \
 	  echo $$? >"$$log64.rc"; } & \
+	SKIP_PREPARE=1 KUNIT_APPEND=1 KUNIT_ARCHES=arm64-64k ./run_kunit.sh || rc=1; \
 	scripts/kunit-plain.sh || rc=1; \
 	wait; cat "$$log" "$$log64"; [ "$$(cat "$$log.rc")" = 0 ] || rc=1; \
 	[ "$$(cat "$$log64.rc")" = 0 ] || rc=1; \

@@ -34,15 +34,21 @@
 #                  scripts/check-regions.py
 #   kunit-arm64-swiotlb  the same with swiotlb=4096,force: the helpers'
 #                  suites and dma_heap_segments
+#   kunit-arm64-64k  the same with 64 KiB pages (kunit/arm64.config, then
+#                  kunit/arm64-64k.config) and cma=512M: with 64 KiB pages
+#                  a CMA area is aligned to 512 MiB (a pageblock), so
+#                  cma=64M reserves none and the CMA and chunk suites would
+#                  only skip
 # Only the main boots (of each architecture) run when a filter is given.
 #
 # KUNITCONFIG=file uses another .kunitconfig; KCONFIG_ADD="CONFIG_X=y ..."
 # adds options; DEBUG=1 adds kunit/debug.config (KASAN, lockdep, ...) and
 # builds in directories of their own; SKIP_PREPARE=1 uses the tree as it
 # is; SKIP_BUILD=1 boots the kernels already in the build directories (for
-# work on the harness).  KUNIT_ARCHES="x86_64 i386 arm64" chooses the architectures (default: all
-# for a full run, x86_64 for a filtered one or with DEBUG=1, since KASAN
-# does not exist on 32-bit x86).
+# work on the harness).  KUNIT_ARCHES="x86_64 i386 arm64 arm64-64k" chooses the
+# architectures (default: all for a full run, x86_64 for a filtered one or
+# with DEBUG=1, since KASAN does not exist on 32-bit x86); arm64-64k is
+# arm64 with 64 KiB pages, its kernel in $KUNIT_BUILD_ARM64_64K.
 set -eu
 . "$(dirname "$0")/scripts/common.sh"
 
@@ -52,10 +58,11 @@ if [ "${DEBUG:-0}" = 1 ]; then
 	KUNIT_BUILD=$KUNIT_BUILD-debug
 	KUNIT_BUILD_I386=$KUNIT_BUILD_I386-debug
 	KUNIT_BUILD_ARM64=$KUNIT_BUILD_ARM64-debug
+	KUNIT_BUILD_ARM64_64K=$KUNIT_BUILD_ARM64_64K-debug
 	KCONFIG_ADD="${KCONFIG_ADD:-} $(grep '^CONFIG_' "$REPO/kunit/debug.config")"
 	KUNIT_ARCHES=${KUNIT_ARCHES:-x86_64}
 elif [ $full = 1 ]; then
-	KUNIT_ARCHES=${KUNIT_ARCHES:-x86_64 i386 arm64}
+	KUNIT_ARCHES=${KUNIT_ARCHES:-x86_64 i386 arm64 arm64-64k}
 else
 	KUNIT_ARCHES=${KUNIT_ARCHES:-x86_64}
 fi
@@ -85,24 +92,40 @@ total="0 0 0"
 gcov_initrd=""
 rc=0
 
-# build ARCH: kunit.py build for ARCH; sets common=(...) for exec.
+# build ARCH: kunit.py build for ARCH (x86_64, i386, arm64 or arm64-64k);
+# sets common=(...) for exec.
 build() {
 	local arch=$1 qemu=$REPO/kunit/qemu_x86_64.py cfg=$KUNITCONFIG
+	local karch=$arch frag
 	build_dir=$KUNIT_BUILD
 	local cc=""
 	cross=()
-	if [ "$arch" = arm64 ]; then
+	if [ "$arch" = arm64 ] || [ "$arch" = arm64-64k ]; then
 		build_dir=$KUNIT_BUILD_ARM64
+		[ "$arch" = arm64 ] || build_dir=$KUNIT_BUILD_ARM64_64K
+		karch=arm64
 		cc=$arm64_cross
 		cross=(--cross_compile "$cc")
 	elif [ "$arch" = i386 ]; then
 		build_dir=$KUNIT_BUILD_I386
 	fi
 	if [ "$arch" != x86_64 ]; then
-		qemu=$REPO/kunit/qemu_$arch.py
-		# kunitconfig without the options kunit/$arch.config sets, on
-		# or off, plus that file.
+		qemu=$REPO/kunit/qemu_$karch.py
 		mkdir -p "$build_dir"
+		# kunit/$arch.config; arm64-64k's is kunit/arm64.config, then
+		# its own lines.
+		frag=$build_dir/$arch.config
+		if [ "$arch" = arm64-64k ]; then
+			cat "$REPO/kunit/arm64.config" "$REPO/kunit/arm64-64k.config"
+		elif [ "$arch" = arm64 ]; then
+			# And what the arm64 kselftest boot, which boots this
+			# kernel, needs besides (selftests/run-selftests.sh).
+			cat "$REPO/kunit/arm64.config" "$REPO/kunit/arm64-selftest.config"
+		else
+			cat "$REPO/kunit/$arch.config"
+		fi >"$frag"
+		# kunitconfig without the options that fragment sets, on or
+		# off, plus the fragment.
 		cfg=$build_dir/kunitconfig-$arch
 		{
 			awk 'NR == FNR {
@@ -119,14 +142,11 @@ build() {
 						next
 				}
 				print
-			}' "$REPO/kunit/$arch.config" "$KUNITCONFIG"
-			cat "$REPO/kunit/$arch.config"
-			# What the arm64 kselftest boot, which boots this
-			# kernel, needs besides (selftests/run-selftests.sh).
-			[ "$arch" != arm64 ] || cat "$REPO/kunit/arm64-selftest.config"
+			}' "$frag" "$KUNITCONFIG"
+			cat "$frag"
 		} >"$cfg"
 	fi
-	common=(--arch="$arch" --qemu_config "$qemu" --build_dir "$build_dir" "${cross[@]}")
+	common=(--arch="$karch" --qemu_config "$qemu" --build_dir "$build_dir" "${cross[@]}")
 	if [ "${SKIP_BUILD:-0}" = 1 ]; then
 		[ -f "$build_dir/vmlinux" ] || return 1
 		[ "$arch" != x86_64 ] || gcov_initramfs
@@ -309,7 +329,7 @@ for arch in $KUNIT_ARCHES; do
 		continue
 	fi
 	t1=$(date +%s)
-	if [ "$arch" = arm64 ]; then
+	if [ "$arch" = arm64 ] || [ "$arch" = arm64-64k ]; then
 		DMA_HEAPS_ACCEL=tcg
 	else
 		DMA_HEAPS_ACCEL=$("$REPO/scripts/probe-kvm.sh" "$build_dir/arch/x86/boot/bzImage")
@@ -320,7 +340,7 @@ for arch in $KUNIT_ARCHES; do
 	if [ "$arch" != x86_64 ]; then
 		expected=$build_dir/expected-suites
 		grep -v -x -F -f <(sed 's/#.*//; s/[[:space:]]//g; /^$/d' \
-			"$REPO/kunit/expected-suites-$arch") "$REPO/kunit/expected-suites" \
+			"$REPO/kunit/expected-suites-${arch%-64k}") "$REPO/kunit/expected-suites" \
 			>"$expected" || true
 		if [ $full = 0 ] && [ "${1#-}" = "$1" ]; then
 			expected_matching "${1%%.*}" | grep -x -F -f "$expected" \
@@ -362,6 +382,24 @@ for arch in $KUNIT_ARCHES; do
 			unset DMA_HEAPS_DTB
 			[ $full = 0 ] || arm64_static_checks
 			times="$times arm64: build $((t1 - t0))s, run $(($(date +%s) - t1))s;"
+			continue
+		fi
+		if [ "$arch" = arm64-64k ]; then
+			# 64 KiB pages: a CMA area is aligned to a pageblock,
+			# 512 MiB, of the guest's 2 GiB (kunit/qemu_arm64.py).
+			DMA_HEAPS_CMA=512M \
+				boot kunit-arm64-64k 1200 "$expected" "$@"
+			two_cpus kunit-arm64-64k
+			c=$(console kunit-arm64-64k)
+			# The kernel has 64 KiB pages, and the CMA area that the
+			# CMA and chunk suites need (they skip without one).
+			if grep -q 'CONFIG_ARM64_64K_PAGES=y' "$build_dir/.config" &&
+				grep -q 'cma: Reserved 512 MiB' "$c"; then
+				result 1 "kunit-arm64-64k: 64 KiB pages and a CMA area of 512 MiB"
+			else
+				result 0 "kunit-arm64-64k: 64 KiB pages and a CMA area of 512 MiB (no CONFIG_ARM64_64K_PAGES=y in $build_dir/.config or no \"cma: Reserved 512 MiB\" in $c)"
+			fi
+			times="$times arm64-64k: build $((t1 - t0))s, run $(($(date +%s) - t1))s;"
 			continue
 		fi
 		# Two CPUs, as on x86_64: the kernel finds the second in ACPI's

@@ -35,10 +35,10 @@
 #   kunit-arm64-swiotlb  the same with swiotlb=4096,force: the helpers'
 #                  suites and dma_heap_segments
 #   kunit-arm64-64k  the same with 64 KiB pages (kunit/arm64.config, then
-#                  kunit/arm64-64k.config) and cma=512M: with 64 KiB pages
-#                  a CMA area is aligned to 512 MiB (a pageblock), so
-#                  cma=64M reserves none and the CMA and chunk suites would
-#                  only skip
+#                  kunit/arm64-64k.config) and the regions of
+#                  kunit/arm64-64k-regions.dtsi: with 64 KiB pages a CMA
+#                  area is aligned to 512 MiB (a pageblock), so the
+#                  default area and the second one are of 512 MiB
 # Only the main boots (of each architecture) run when a filter is given.
 #
 # KUNITCONFIG=file uses another .kunitconfig; KCONFIG_ADD="CONFIG_X=y ..."
@@ -271,8 +271,8 @@ arm64_static_checks() {
 	fi
 }
 
-# regions NAME: each device-tree region of kunit/arm64-regions.expected
-# became in boot NAME the heap it must be, or no heap with the one boot
+# regions NAME [EXPECTED]: each device-tree region of EXPECTED (default
+# kunit/arm64-regions.expected) became in boot NAME the heap it must be, or no heap with the one boot
 # message that says why (scripts/check-regions.py); not for a filtered run
 # that left dma_heap_of_regions out.
 regions() {
@@ -283,7 +283,7 @@ regions() {
 	while read -r ok text; do
 		result "$ok" "$text"
 	done < <("$REPO/scripts/check-regions.py" "$1" "$RESULTS/$1.ktap" \
-		"$(console "$1")" "$REPO/kunit/arm64-regions.expected")
+		"$(console "$1")" "${2:-$REPO/kunit/arm64-regions.expected}")
 }
 
 # console NAME: the console of boot NAME.
@@ -387,17 +387,28 @@ for arch in $KUNIT_ARCHES; do
 		if [ "$arch" = arm64-64k ]; then
 			# 64 KiB pages: a CMA area is aligned to a pageblock,
 			# 512 MiB, of the guest's 2 GiB (kunit/qemu_arm64.py).
-			DMA_HEAPS_CMA=512M \
-				boot kunit-arm64-64k 1200 "$expected" "$@"
+			# The device tree's regions (kunit/arm64-64k-regions.dtsi)
+			# give the default area and a second one of 512 MiB.
+			if DMA_HEAPS_DT_REGIONS=$REPO/kunit/arm64-64k-regions.dtsi \
+				"$REPO/scripts/arm64-dtb.sh" "$build_dir/regions.dtb" \
+				-machine virt -cpu cortex-a57 -m 2048 \
+				-smp "${DMA_HEAPS_SMP:-2}"; then
+				export DMA_HEAPS_DTB=$build_dir/regions.dtb
+			else
+				result 0 "kunit-arm64-64k: scripts/arm64-dtb.sh made a device tree"
+			fi
+			boot kunit-arm64-64k 1200 "$expected" "$@"
+			unset DMA_HEAPS_DTB
 			two_cpus kunit-arm64-64k
+			regions kunit-arm64-64k "$REPO/kunit/arm64-64k-regions.expected"
 			c=$(console kunit-arm64-64k)
 			# The kernel has 64 KiB pages, and the CMA area that the
 			# CMA and chunk suites need (they skip without one).
 			if grep -q 'CONFIG_ARM64_64K_PAGES=y' "$build_dir/.config" &&
-				grep -q 'cma: Reserved 512 MiB' "$c"; then
-				result 1 "kunit-arm64-64k: 64 KiB pages and a CMA area of 512 MiB"
+				grep -q 'created CMA memory pool at 0x0000000080000000, size 512 MiB' "$c"; then
+				result 1 "kunit-arm64-64k: 64 KiB pages and a default CMA area of 512 MiB"
 			else
-				result 0 "kunit-arm64-64k: 64 KiB pages and a CMA area of 512 MiB (no CONFIG_ARM64_64K_PAGES=y in $build_dir/.config or no \"cma: Reserved 512 MiB\" in $c)"
+				result 0 "kunit-arm64-64k: 64 KiB pages and a default CMA area of 512 MiB (no CONFIG_ARM64_64K_PAGES=y in $build_dir/.config or no 512 MiB CMA pool at 0x80000000 in $c)"
 			fi
 			times="$times arm64-64k: build $((t1 - t0))s, run $(($(date +%s) - t1))s;"
 			continue

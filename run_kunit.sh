@@ -203,7 +203,11 @@ boot() {
 		ktap=$RESULTS/kunit.ktap
 	fi
 	t0=$(date +%s)
-	echo "== $name: kunit.py exec $* (${DMA_HEAPS_CPU:+-cpu $DMA_HEAPS_CPU, }${DMA_HEAPS_DTB:+device tree $DMA_HEAPS_DTB, }cma=${DMA_HEAPS_CMA:-64M})"
+	if [ -n "${DMA_HEAPS_DTB:-}" ]; then
+		echo "== $name: kunit.py exec $* (device tree $DMA_HEAPS_DTB)"
+	else
+		echo "== $name: kunit.py exec $* (${DMA_HEAPS_CPU:+-cpu $DMA_HEAPS_CPU, }cma=${DMA_HEAPS_CMA:-64M})"
+	fi
 	rm -f "$build_dir/test.log"
 	rm -rf "$RESULTS/gcov/$name" "$RESULTS/gcov/$name.log"
 	# With gcov, kunit/gcov/qemu-system-x86_64 boots on into the

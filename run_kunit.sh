@@ -290,6 +290,20 @@ regions() {
 		"$(console "$1")" "${2:-$REPO/kunit/arm64-regions.expected}")
 }
 
+# device_tree NAME DTSI: the device tree of kunit/qemu_arm64.py's machine
+# with the /reserved-memory regions of DTSI (scripts/arm64-dtb.sh), in
+# $build_dir/regions.dtb, exported as DMA_HEAPS_DTB for the boots that
+# follow; when it cannot be made, a failed result of boot NAME.
+device_tree() {
+	if DMA_HEAPS_DT_REGIONS=$2 "$REPO/scripts/arm64-dtb.sh" \
+		"$build_dir/regions.dtb" -machine virt -cpu cortex-a57 -m 2048 \
+		-smp "${DMA_HEAPS_SMP:-2}"; then
+		export DMA_HEAPS_DTB=$build_dir/regions.dtb
+	else
+		result 0 "$1: scripts/arm64-dtb.sh made a device tree"
+	fi
+}
+
 # console NAME: the console of boot NAME.
 console() {
 	echo "$RESULTS/$1.console"
@@ -355,13 +369,7 @@ for arch in $KUNIT_ARCHES; do
 			# QEMU's virt machine, 4 KiB pages (kunit/arm64.config),
 			# with the /reserved-memory regions of
 			# kunit/arm64-regions.dtsi in its device tree.
-			if "$REPO/scripts/arm64-dtb.sh" "$build_dir/regions.dtb" \
-				-machine virt -cpu cortex-a57 -m 2048 \
-				-smp "${DMA_HEAPS_SMP:-2}"; then
-				export DMA_HEAPS_DTB=$build_dir/regions.dtb
-			else
-				result 0 "kunit-arm64: scripts/arm64-dtb.sh made a device tree"
-			fi
+			device_tree kunit-arm64 "$REPO/kunit/arm64-regions.dtsi"
 			boot kunit-arm64 1200 "$expected" "$@"
 			two_cpus kunit-arm64
 			regions kunit-arm64
@@ -393,14 +401,7 @@ for arch in $KUNIT_ARCHES; do
 			# 512 MiB, of the guest's 2 GiB (kunit/qemu_arm64.py).
 			# The device tree's regions (kunit/arm64-64k-regions.dtsi)
 			# give the default area and a second one of 512 MiB.
-			if DMA_HEAPS_DT_REGIONS=$REPO/kunit/arm64-64k-regions.dtsi \
-				"$REPO/scripts/arm64-dtb.sh" "$build_dir/regions.dtb" \
-				-machine virt -cpu cortex-a57 -m 2048 \
-				-smp "${DMA_HEAPS_SMP:-2}"; then
-				export DMA_HEAPS_DTB=$build_dir/regions.dtb
-			else
-				result 0 "kunit-arm64-64k: scripts/arm64-dtb.sh made a device tree"
-			fi
+			device_tree kunit-arm64-64k "$REPO/kunit/arm64-64k-regions.dtsi"
 			boot kunit-arm64-64k 1200 "$expected" "$@"
 			unset DMA_HEAPS_DTB
 			two_cpus kunit-arm64-64k

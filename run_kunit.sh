@@ -458,15 +458,20 @@ for arch in $KUNIT_ARCHES; do
 	if [ $full = 1 ] && grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$build_dir/.config"; then
 		# The CMA heaps again, in a boot without a CMA area: no heap may appear.
 		echo dma_heap_cma_setup >"$RESULTS/kunit-cma_setup.expected"
-		# Three bad dma_heap.carveout= in the same boot: a range that is
-		# not reserved memory (the PCI hole of a 2 GiB guest), one
-		# without @BASE, and one that the firmware reserved (QEMU's
-		# e820 has 0xfd00000000-0xffffffffff reserved: no memmap= took
-		# it from RAM).  Each is a boot message and no heap.
+		# Five bad dma_heap.carveout= in the same boot: two ranges that
+		# are not reserved memory (the PCI hole of a 2 GiB guest), one
+		# without @BASE, one that the firmware reserved (QEMU's e820
+		# has 0xfd00000000-0xffffffffff reserved: no memmap= took it
+		# from RAM), and a fifth, one more than the heap takes.  Each is
+		# a boot message and no heap.  (The carveout that every x86_64
+		# boot gets, kunit/qemu_x86_64.py's, comes after them: a sixth,
+		# ignored too; this boot runs no carveout case.)
 		DMA_HEAPS_CMA=0 boot kunit-nocma 300 "$RESULTS/kunit-cma_setup.expected" \
 			--kernel_args dma_heap.carveout=16M@0xc0000000:kunit-hole \
 			--kernel_args dma_heap.carveout=16M \
 			--kernel_args dma_heap.carveout=16M@0xfd00000000:kunit-firmware \
+			--kernel_args dma_heap.carveout=16M@0xd0000000:kunit-hole-2 \
+			--kernel_args dma_heap.carveout=16M@0xe0000000:kunit-fifth \
 			'dma_heap_cma_setup.only_the_default_area_has_heaps'
 		if grep -q 'cma: Reserved' "$(console kunit-nocma)"; then
 			result 0 "kunit-nocma: no CMA area is reserved (the cma=0 boot reserved one)"
@@ -477,7 +482,10 @@ for arch in $KUNIT_ARCHES; do
 		if grep -q 'dma_heap: carveout=16M@0xc0000000:kunit-hole: not reserved memory in the e820 map .* (-22); no heap' "$c" &&
 			grep -q 'dma_heap: carveout=16M: not SIZE@BASE\[:NAME\] (-22); no heap' "$c" &&
 			grep -q "dma_heap: carveout=16M@0xfd00000000:kunit-firmware: not RAM in the firmware's memory map .* (-22); no heap" "$c" &&
-			! grep -q 'dma_heap: carveout kunit-\(hole\|firmware\):' "$c"; then
+			grep -q 'dma_heap: carveout=16M@0xd0000000:kunit-hole-2: not reserved memory in the e820 map .* (-22); no heap' "$c" &&
+			grep -q 'dma_heap: carveout=16M@0xe0000000:kunit-fifth: more than 4 carveouts; ignored' "$c" &&
+			[ "$(grep -c 'dma_heap: .*kunit-fifth' "$c")" = 1 ] &&
+			! grep -q 'dma_heap: carveout kunit-\(hole\|hole-2\|firmware\|fifth\):' "$c"; then
 			result 1 "kunit-nocma: each bad dma_heap.carveout= is one boot message and no heap"
 		else
 			result 0 "kunit-nocma: each bad dma_heap.carveout= is one boot message and no heap (see $c)"

@@ -53,23 +53,25 @@ bench:
 	selftests/run-bench.sh
 
 # Every stage runs even when an earlier one failed; the summary counts them
-# all and fails when any stage failed or left no results.  The kselftest
-# boot, which keeps about one CPU busy, runs beside the i386, arm64 and
-# arm64-64k KUnit runs and then the maintainer's plain kunit.py run
-# (scripts/kunit-plain.sh); its output is printed once they are done.
-# The arm64 kselftest boot boots the arm64 KUnit kernel (no kernel build of
-# its own): as soon as the arm64 KUnit run has built and booted that
-# kernel, its tests are built and it boots, in the background, beside the
-# arm64-64k KUnit run, the plain run and the end of the x86_64 kselftest
-# boot.
+# all and fails when any stage failed or left no results.  The x86_64
+# kselftest main boot, the longest stage, starts first, as soon as its
+# kernel is built, and keeps about one CPU busy; beside it run the KUnit
+# runs (x86_64, i386, arm64, arm64-64k) and the maintainer's plain
+# kunit.py run (scripts/kunit-plain.sh), then the x86_64 kselftest swiotlb
+# boot.  The arm64 kselftest boot boots the arm64 KUnit kernel (no kernel
+# build of its own): as soon as the arm64 KUnit run has built and booted
+# that kernel, its tests are built and it boots, in the background, beside
+# the arm64-64k KUnit run and the plain run.  The kselftest boots' output
+# is printed once all are done.
 test: clean-results
 	@rc=0; log=$(RESULTS_DIR)/selftest-boot.log; mkdir -p $(RESULTS_DIR); \
+	logs=$(RESULTS_DIR)/selftest-swiotlb-boot.log; \
 	log64=$(RESULTS_DIR)/selftest-arm64-boot.log; \
 	scripts/prepare-tree.sh --check || rc=1; \
-	SKIP_PREPARE=1 KUNIT_ARCHES=x86_64 ./run_kunit.sh || rc=1; \
 	SELFTEST_PHASE=build selftests/run-selftests.sh || rc=1; \
-	{ SELFTEST_PHASE=boot selftests/run-selftests.sh >"$$log" 2>&1; \
+	{ SELFTEST_PHASE=boot SELFTEST_BOOTS=main selftests/run-selftests.sh >"$$log" 2>&1; \
 	  echo $$? >"$$log.rc"; } & \
+	SKIP_PREPARE=1 KUNIT_ARCHES=x86_64 ./run_kunit.sh || rc=1; \
 	SKIP_PREPARE=1 KUNIT_APPEND=1 KUNIT_ARCHES=i386 ./run_kunit.sh || rc=1; \
 	SKIP_PREPARE=1 KUNIT_APPEND=1 KUNIT_ARCHES=arm64 ./run_kunit.sh || rc=1; \
 	{ SELFTEST_PHASE=build SELFTEST_ARCH=arm64 selftests/run-selftests.sh >"$$log64" 2>&1 && \
@@ -77,7 +79,8 @@ test: clean-results
 	  echo $$? >"$$log64.rc"; } & \
 	SKIP_PREPARE=1 KUNIT_APPEND=1 KUNIT_ARCHES=arm64-64k ./run_kunit.sh || rc=1; \
 	scripts/kunit-plain.sh || rc=1; \
-	wait; cat "$$log" "$$log64"; [ "$$(cat "$$log.rc")" = 0 ] || rc=1; \
+	SELFTEST_PHASE=boot SELFTEST_BOOTS=swiotlb selftests/run-selftests.sh >"$$logs" 2>&1 || rc=1; \
+	wait; cat "$$log" "$$logs" "$$log64"; [ "$$(cat "$$log.rc")" = 0 ] || rc=1; \
 	[ "$$(cat "$$log64.rc")" = 0 ] || rc=1; \
 	scripts/coverage.sh || rc=1; \
 	scripts/summary.sh || rc=1; \

@@ -6,8 +6,10 @@
 # boot of run_kunit.sh (each architecture, each kernel command line) and
 # each boot's console check; the boots are listed before the line, with
 # the plain kunit.py run's (scripts/kunit-plain.sh, kunit-plain.counts).
-# The kselftest boots are two stages: x86_64's (selftest.counts) and
-# arm64's (selftest-arm64.counts).
+# The kselftest boots are four stages: x86_64's main boot
+# (selftest.counts) and its swiotlb boot (selftest-swiotlb.counts), which
+# make test runs apart, and arm64's (selftest-arm64.counts,
+# selftest-arm64-swiotlb.counts).
 # --clean removes the previous run's results.
 set -u
 . "$(dirname "$0")/common.sh"
@@ -44,7 +46,8 @@ if [ -f "$RESULTS/kunit-boots.txt" ]; then
 	echo "KUnit boots:"
 	sed 's/^/  /' "$RESULTS/kunit-boots.txt"
 fi
-for stage in kunit kunit-plain selftest selftest-arm64; do
+for stage in kunit kunit-plain selftest selftest-swiotlb selftest-arm64 \
+	selftest-arm64-swiotlb; do
 	if [ -f "$RESULTS/$stage.counts" ]; then
 		add "$(cat "$RESULTS/$stage.counts")"
 	else

@@ -35,7 +35,8 @@
 # map (no table entry longer than a bounce buffer, 256 KiB) and, for the
 # carveout, must not bounce (its range is not in the linear map that
 # swiotlb copies through).  Its TAP is $RESULTS/selftest-swiotlb.tap, its
-# counts are added to selftest.counts.
+# counts $RESULTS/selftest-swiotlb.counts, so that make test can run the
+# two boots apart.
 #
 #   SELFTEST_ARCH=arm64   the same on arm64 (QEMU virt, TCG, cortex-a57), with
 #                         the arm64 KUnit kernel ($KUNIT_BUILD_ARM64, built by
@@ -51,7 +52,8 @@
 #                         scripts/arm64-dtb.sh in the repository, both boots
 #                         take their device tree from it (its /reserved-memory
 #                         regions).  Results: $RESULTS/selftest-arm64.tap,
-#                         selftest-arm64-swiotlb.tap, selftest-arm64.counts.
+#                         selftest-arm64-swiotlb.tap, selftest-arm64.counts,
+#                         selftest-arm64-swiotlb.counts.
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -113,13 +115,17 @@ INITRAMFS=${SELFTEST_INITRAMFS:-$B/initramfs.cpio}
 SWIOTLB_INITRAMFS=$B/initramfs-swiotlb.cpio
 [ -z "${SELFTEST_INITRAMFS:-}" ] || SWIOTLB_INITRAMFS=""
 mkdir -p "$RESULTS" "$B"
-rm -f "$RESULTS/$NAME.tap" "$RESULTS/$NAME.counts" \
-	"$RESULTS/$NAME-swiotlb.tap"
+# The results of the boots this run makes (the swiotlb boot's alone when
+# SELFTEST_BOOTS is "swiotlb": make test runs it apart from the main one).
+OUT=$NAME
+[ "$BOOTS" != swiotlb ] || OUT=$NAME-swiotlb
+rm -f "$RESULTS/$OUT.tap" "$RESULTS/$OUT.counts"
+[ "$OUT" != "$NAME" ] || rm -f "$RESULTS/$NAME-swiotlb.tap" "$RESULTS/$NAME-swiotlb.counts"
 
 # Anything that stops the run before the boot still leaves results.
 fail_setup() {
-	printf 'TAP version 13\n1..1\nnot ok 1 %s setup: %s\n' "$NAME" "$*" >"$RESULTS/$NAME.tap"
-	echo "0 1 0" >"$RESULTS/$NAME.counts"
+	printf 'TAP version 13\n1..1\nnot ok 1 %s setup: %s\n' "$NAME" "$*" >"$RESULTS/$OUT.tap"
+	echo "0 1 0" >"$RESULTS/$OUT.counts"
 	echo "$NAME: $*" >&2
 	echo "$NAME: 0 passed, 1 failed, 0 skipped"
 	exit 1
@@ -334,17 +340,27 @@ verdict() {
 }
 
 counts="0 0 0"
-# add_counts TAP: add the TAP's counts to $counts.
+# add_counts TAP: adds TAP's results to $counts, the counts of this
+# invocation, and to those of the boot (main or swiotlb) that $boot names.
 add_counts() {
 	local p f s a b c
 
 	read -r p f s <<<"$("$REPO/scripts/tap-count.py" tap "$1")"
 	read -r a b c <<<"$counts"
 	counts="$((a + p)) $((b + f)) $((c + s))"
+	if [ "$boot" = main ]; then
+		read -r a b c <<<"$counts_main"
+		counts_main="$((a + p)) $((b + f)) $((c + s))"
+	else
+		read -r a b c <<<"$counts_swiotlb"
+		counts_swiotlb="$((a + p)) $((b + f)) $((c + s))"
+	fi
 }
 
 end=$built
+counts_main="0 0 0" counts_swiotlb="0 0 0"
 if echo " $BOOTS " | grep -q ' main '; then
+	boot=main
 	t0=$(date +%s)
 	echo "$NAME: booting under QEMU ($SARCH, $accel, ${MEM} MiB, $SMP CPUs, timeout ${TIMEOUT}s)"
 	qemu_boot "$RUN" "$INITRAMFS" "$TIMEOUT" ""
@@ -360,6 +376,7 @@ if echo " $BOOTS " | grep -q ' main '; then
 	echo "$NAME: the main boot took $((end - t0))s"
 fi
 if echo " $BOOTS " | grep -q ' swiotlb ' && [ -n "$SWIOTLB_INITRAMFS" ]; then
+	boot=swiotlb
 	if [ -f "$SWIOTLB_INITRAMFS" ]; then
 		t0=$(date +%s)
 		echo "$NAME: the swiotlb boot ($SWIOTLB_ARGS; dmabuf-heap, dma-heap-seed)"
@@ -397,7 +414,9 @@ if echo " $BOOTS " | grep -q ' swiotlb ' && [ -n "$SWIOTLB_INITRAMFS" ]; then
 	fi
 fi
 
-echo "$counts" >"$RESULTS/$NAME.counts"
+! echo " $BOOTS " | grep -q ' main ' || echo "$counts_main" >"$RESULTS/$NAME.counts"
+! echo " $BOOTS " | grep -q ' swiotlb ' || [ -z "$SWIOTLB_INITRAMFS" ] ||
+	echo "$counts_swiotlb" >"$RESULTS/$NAME-swiotlb.counts"
 read -r passed failed skipped <<<"$counts"
 echo "$NAME: build $((built - start))s, boot and tests $((end - built))s ($accel); TAP in $RESULTS/$NAME.tap, logs in $RUN"
 echo "$NAME: $passed passed, $failed failed, $skipped skipped"

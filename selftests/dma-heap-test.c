@@ -1995,10 +1995,12 @@ TEST(cma_hugetlb_area_is_not_a_heap)
 		TH_LOG("the default CMA area %s has no heap of its own name", area);
 }
 
-/* How much of the heap one round of the memory test may hold at once. */
-static size_t mem_hold(int heap_fd, const char *heap)
+/*
+ * How much of the heap one round of the memory test may hold at once;
+ * @area is the CMA area the heap allocates from (heap_cma_area()), or NULL.
+ */
+static size_t mem_hold(const char *heap, const char *area)
 {
-	char area[CMA_NAME_LEN];
 	long count, used;
 	size_t hold;
 
@@ -2012,7 +2014,7 @@ static size_t mem_hold(int heap_fd, const char *heap)
 	 * area (CmaFree counts every area, hugetlb_cma's too), at most a
 	 * round.
 	 */
-	if (heap_cma_area(heap_fd, heap, area, sizeof(area)))
+	if (!area)
 		return 16 * ONE_MIB;
 	count = cma_area_read(area, "count");
 	used = cma_area_read(area, "used");
@@ -2034,21 +2036,21 @@ static size_t mem_hold(int heap_fd, const char *heap)
  */
 TEST_F_TIMEOUT(heap, memory_alloc_free_256m, 600)
 {
-	size_t hold = mem_hold(self->heap_fd, variant->heap);
+	char area[CMA_NAME_LEN];
+	bool cma = !heap_cma_area(self->heap_fd, variant->heap, area,
+				  sizeof(area));
+	size_t hold = mem_hold(variant->heap, cma ? area : NULL);
 	bool carveout = is_carveout(variant->heap);
 	int nfds = hold / MEM_CHUNK, full = 0;
 	long before = 0, during = 0, after = 0;
 	long used_before = -1, used_after = -1;
 	size_t round_bytes = MEM_ROUND_BYTES;
 	int *fds = calloc(nfds, sizeof(*fds));
-	char area[CMA_NAME_LEN];
-	bool cma;
 	int round, i;
 	size_t done;
 
 	ASSERT_NE(NULL, fds);
 	ASSERT_LT(0, nfds);
-	cma = !heap_cma_area(self->heap_fd, variant->heap, area, sizeof(area));
 	if (cma)
 		round_bytes = MEM_CMA_ROUND_BYTES;
 	for (round = 0; round <= MEM_ROUNDS; round++) {

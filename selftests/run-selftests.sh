@@ -339,22 +339,14 @@ verdict() {
 	[ "$prc" -le 1 ] || { cat "$tap" >&2; fail_setup "parse-results.py failed ($prc)"; }
 }
 
-counts="0 0 0"
-# add_counts TAP: adds TAP's results to $counts, the counts of this
-# invocation, and to those of the boot (main or swiotlb) that $boot names.
+# add_counts TAP: adds TAP's results to the counts of the boot (main or
+# swiotlb) that $boot names, counts_main or counts_swiotlb.
 add_counts() {
-	local p f s a b c
+	local p f s a b c var=counts_$boot
 
 	read -r p f s <<<"$("$REPO/scripts/tap-count.py" tap "$1")"
-	read -r a b c <<<"$counts"
-	counts="$((a + p)) $((b + f)) $((c + s))"
-	if [ "$boot" = main ]; then
-		read -r a b c <<<"$counts_main"
-		counts_main="$((a + p)) $((b + f)) $((c + s))"
-	else
-		read -r a b c <<<"$counts_swiotlb"
-		counts_swiotlb="$((a + p)) $((b + f)) $((c + s))"
-	fi
+	read -r a b c <<<"${!var}"
+	printf -v "$var" '%s %s %s' $((a + p)) $((b + f)) $((c + s))
 }
 
 end=$built
@@ -374,6 +366,7 @@ if echo " $BOOTS " | grep -q ' main '; then
 	add_counts "$RESULTS/$NAME.tap"
 	grep '^\(not \)\?ok ' "$RESULTS/$NAME.tap" | sed "s/^/$NAME: /"
 	echo "$NAME: the main boot took $((end - t0))s"
+	echo "$counts_main" >"$RESULTS/$NAME.counts"
 fi
 if echo " $BOOTS " | grep -q ' swiotlb ' && [ -n "$SWIOTLB_INITRAMFS" ]; then
 	boot=swiotlb
@@ -412,12 +405,12 @@ if echo " $BOOTS " | grep -q ' swiotlb ' && [ -n "$SWIOTLB_INITRAMFS" ]; then
 		add_counts <(echo "not ok 1 the swiotlb boot: no $SWIOTLB_INITRAMFS")
 		echo "$NAME-swiotlb: not ok - no $SWIOTLB_INITRAMFS (SELFTEST_PHASE=build first)"
 	fi
+	echo "$counts_swiotlb" >"$RESULTS/$NAME-swiotlb.counts"
 fi
 
-! echo " $BOOTS " | grep -q ' main ' || echo "$counts_main" >"$RESULTS/$NAME.counts"
-! echo " $BOOTS " | grep -q ' swiotlb ' || [ -z "$SWIOTLB_INITRAMFS" ] ||
-	echo "$counts_swiotlb" >"$RESULTS/$NAME-swiotlb.counts"
-read -r passed failed skipped <<<"$counts"
-echo "$NAME: build $((built - start))s, boot and tests $((end - built))s ($accel); TAP in $RESULTS/$NAME.tap, logs in $RUN"
+read -r a b c <<<"$counts_main"
+read -r p f s <<<"$counts_swiotlb"
+passed=$((a + p)) failed=$((b + f)) skipped=$((c + s))
+echo "$NAME: build $((built - start))s, boot and tests $((end - built))s ($accel); TAP in $RESULTS/$OUT.tap, logs in $RUN"
 echo "$NAME: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

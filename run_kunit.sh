@@ -21,6 +21,9 @@
 #                  hugetlb's CMA area
 #   kunit-4g       9 GiB, cma=4200M: dma_heap_cma_4g, a buffer of 4 GiB +
 #                  4 KiB mapped, mmapped, touched and vmapped
+#   kunit-nokmem   cgroup.memory=nokmem dma_heap.mem_accounting=1: one
+#                  dma_heap_system case; the boot says once that nothing
+#                  is charged
 #   kunit-fail     dma_heap_test.fail_on_purpose=1: dma_heap_cleanup, whose
 #                  first case fails on purpose (counted as passed when it
 #                  does) and whose second checks what it held was freed
@@ -574,6 +577,22 @@ for arch in $KUNIT_ARCHES; do
 			result 1 "kunit-4g: the 4 GiB + 4 KiB case ran, not skipped"
 		else
 			result 0 "kunit-4g: the 4 GiB + 4 KiB case ran, not skipped (see $(console kunit-4g))"
+		fi
+	fi
+	if [ $full = 1 ] && grep -q '^CONFIG_MEMCG=y' "$build_dir/.config"; then
+		# dma_heap.mem_accounting=1 with cgroup.memory=nokmem: nothing
+		# can be charged; two buffers are had, and the boot says so once.
+		echo dma_heap_system >"$RESULTS/kunit-nokmem.expected"
+		boot kunit-nokmem 300 "$RESULTS/kunit-nokmem.expected" \
+			--kernel_args cgroup.memory=nokmem \
+			--kernel_args dma_heap.mem_accounting=1 \
+			'dma_heap_system.buffers_are_had_where_kernel_memory_is_not_accounted'
+		c=$(console kunit-nokmem)
+		if [ "$(grep -c 'dma_heap: mem_accounting is on, but kernel memory is not accounted' "$c")" = 1 ] &&
+			grep -Eq '^ *ok [0-9]+ buffers_are_had_where_kernel_memory_is_not_accounted$' "$c"; then
+			result 1 "kunit-nokmem: buffers are had, and the boot says once that none is charged"
+		else
+			result 0 "kunit-nokmem: buffers are had, and the boot says once that none is charged (see $c)"
 		fi
 	fi
 	if [ $full = 1 ]; then

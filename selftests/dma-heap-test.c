@@ -1950,6 +1950,74 @@ TEST(cma_cache_keeps_zeroed_ranges_and_gives_them_back)
 	close(heap);
 }
 
+#define CHUNK_TRIES 15
+
+/* Allocate buffers of @len from @heap into @fds[*@n...], until one fails. */
+static void fill_heap(int heap, uint64_t len, int *fds, long *n, long max)
+{
+	int fd;
+
+	while (*n < max) {
+		fd = heap_alloc(heap, len);
+		if (fd < 0)
+			break;
+		fds[(*n)++] = fd;
+	}
+}
+
+/*
+ * The chunk heap takes its chunks from the default CMA area, whose freed
+ * ranges the CMA heaps' cache keeps: with a cache as large as the area and
+ * the area's every page freed into it (16 MiB buffers, then 1 MiB, then
+ * 64 KiB ones, closed, and two seconds for the worker to zero them), every
+ * 64 KiB chunk buffer is still had, as with no cache.
+ */
+TEST(cma_cache_gives_its_ranges_to_the_chunk_heap)
+{
+	static const uint64_t lens[] = { 16 * ONE_MIB, ONE_MIB, 64 * 1024 };
+	int heap = heap_open("default_cma_region"), chunk = heap_open("chunk");
+	char area[CMA_NAME_LEN];
+	long old, count, max, n = 0, i;
+	int failed = 0, fd, *fds;
+
+	if (heap < 0 || chunk < 0)
+		SKIP(goto out, "no default_cma_region or chunk heap");
+	old = read_long(CMA_CACHE_MAX_MB);
+	if (old < 0)
+		SKIP(goto out, "no " CMA_CACHE_MAX_MB);
+	ASSERT_EQ(0, heap_cma_area(heap, "default_cma_region", area,
+				   sizeof(area)));
+	count = cma_area_read(area, "count");
+	ASSERT_LT(0, count);
+	max = count * page_size() / (64 * 1024) + 1;
+	fds = calloc(max, sizeof(*fds));
+	ASSERT_NE(NULL, fds);
+	ASSERT_EQ(0, write_long(CMA_CACHE_MAX_MB,
+				count * page_size() / ONE_MIB));
+	for (i = 0; i < (long)(sizeof(lens) / sizeof(lens[0])); i++)
+		fill_heap(heap, lens[i], fds, &n, max);
+	while (n)
+		close(fds[--n]);
+	sleep(2);
+	for (i = 0; i < CHUNK_TRIES; i++) {
+		fd = heap_alloc(chunk, 64 * 1024);
+		if (fd < 0)
+			failed++;
+		else
+			close(fd);
+	}
+	EXPECT_EQ(0, failed) TH_LOG("%d of %d chunk buffers failed", failed,
+				    CHUNK_TRIES);
+	EXPECT_EQ(0, write_long(CMA_CACHE_MAX_MB, old));
+	EXPECT_EQ(0, drain_pools());
+	free(fds);
+out:
+	if (heap >= 0)
+		close(heap);
+	if (chunk >= 0)
+		close(chunk);
+}
+
 /*
  * CMA areas that are not for devices are not heaps: the area that
  * hugetlb_cma=1G reserves for gigantic pages, hugetlb0, exists, and no heap

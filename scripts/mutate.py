@@ -252,7 +252,9 @@ def cmd_judge(stage, jpath, console, rc, glob):
     def walk(g, prefix):
         for c in g.get("test_cases", []):
             if c.get("status") not in ("PASS", "SKIP"):
-                failed.append(f"{prefix}{c['name']}")
+                # A case that crashed may have no name: its suite's.
+                failed.append(f"{prefix}{c['name']}" if c.get("name")
+                              else f"{prefix.rstrip('.')} (a case crashed)")
         for s in g.get("sub_groups", []):
             if prefix == "":
                 ran.add(s["name"])

@@ -108,8 +108,14 @@ def is_refcount(f):
     return bool(REFCOUNT.match(f))
 
 
+# Names RELEASE would match that release nothing: a barrier's store, and a
+# lock's debug-only teardown.
+NOT_RELEASE = re.compile(r"^(smp_store_release|.*_store_release|mutex_destroy)$")
+
+
 def is_release(f):
-    return bool(RELEASE.match(f)) and not is_refcount(f)
+    return (bool(RELEASE.match(f)) and not is_refcount(f)
+            and not NOT_RELEASE.match(f))
 
 
 def is_zeroing(f):

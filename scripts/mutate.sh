@@ -120,7 +120,21 @@ boot() {
 	[ -z "$glob" ] || cmd+=("$glob")
 	rm -f "$bd/test.log" "$2.json"
 	t0=$(date +%s)
-	(cd "$wt" && env $env "${cmd[@]}" </dev/null >"$2.out" 2>&1) || rc=$?
+	# The first failed case kills the mutant: its boot ends there
+	# (kunit.py prints each result as it parses it, unbuffered here).
+	(cd "$wt" && exec env PYTHONUNBUFFERED=1 $env "${cmd[@]}" </dev/null >"$2.out" 2>&1) &
+	kpid=$!
+	while kill -0 "$kpid" 2>/dev/null; do
+		sleep 2
+		if grep -qE '^\[[0-9:]+\] \[(FAILED|CRASHED)\]' "$2.out"; then
+			sleep 1
+			for q in $(ps -o pid= --ppid "$kpid"); do
+				kill "$q" 2>/dev/null || true
+			done
+			break
+		fi
+	done
+	wait "$kpid" || rc=$?
 	cp "$bd/test.log" "$2.console" 2>/dev/null || : >"$2.console"
 	if [ $rc != 0 ] && [ $(($(date +%s) - t0)) -ge "$tmo" ]; then
 		echo "timeout $name: no end after ${tmo}s"

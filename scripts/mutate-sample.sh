@@ -22,7 +22,7 @@ mapfile -t picked < <("$REPO/scripts/mutate.py" sample "$n" "$seed")
 ids=$(printf '%s\n' "${picked[@]}" | cut -d' ' -f1 | tr '\n' ' ')
 files=$(printf '%s\n' "${picked[@]}" | cut -d' ' -f2 | sort -u | tr '\n' ' ')
 echo "mutate-sample: $ids(seed ${seed:0:12})"
-MUTATE_IDS=$ids MUTATE_FILES=$files MUTATE_FORCE=1 MUTATE_PRISTINE=0 \
+MUTATE_IDS=$ids MUTATE_FILES=$files MUTATE_FORCE=1 MUTATE_PRISTINE=0 MUTATE_RECORD=0 \
 	MUTATE_REPORT=0 MUTATE_TAP=$tap "$REPO/scripts/mutate.sh" || true
 for id in $ids; do
 	grep -q " mutant $id " "$tap" ||

@@ -37,6 +37,7 @@
 # MUTATE_PRISTINE=0       no boots of the unmutated kernel
 # MUTATE_REPORT=0         do not rewrite docs/mutation.md
 # MUTATE_TAP=FILE         also one TAP line per mutant run, into FILE
+# MUTATE_RECORD=0         keep no result (make test's sample)
 set -eu
 . "$(dirname "$0")/common.sh"
 
@@ -194,7 +195,8 @@ run_one() {
 	[ "$status" != timeout ] || why="$why (timeout)"
 	[ "$status" != timeout ] || status=killed
 	why=${why//#/}
-	"${mpy[@]}" record "$id" "$status" $(($(date +%s) - t0)) "$why"
+	[ "${MUTATE_RECORD:-1}" = 0 ] ||
+		"${mpy[@]}" record "$id" "$status" $(($(date +%s) - t0)) "$why"
 	echo "$id $file:$line $op: $status, $why ($(($(date +%s) - t0))s)"
 	if [ -n "${MUTATE_TAP:-}" ]; then
 		if [ "$status" = killed ]; then

@@ -3,7 +3,8 @@
 # make test's sample of the mutation run: MUTATE_SAMPLE (default 2) mutants
 # that kunit/mutation-baseline lists as killed, chosen by the repository's
 # commit id (each commit samples others: scripts/mutate.py sample), made
-# again from the tree and run by scripts/mutate.sh with no cache and no
+# again from the tree and run by scripts/mutate.sh, which neither reads nor
+# writes the result cache (MUTATE_FORCE=1 MUTATE_RECORD=0) and does no
 # boot of the unmutated kernel (make test's KUnit runs boot that).  One TAP
 # line per mutant in $RESULTS/mutate-sample.tap, counted into the summary
 # (scripts/summary.sh); fails when a sampled mutant survives.  A sampled

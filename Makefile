@@ -7,7 +7,7 @@ SHELL := /bin/bash
 export KDIR DMA_HEAPS_CACHE
 RESULTS_DIR = $(shell . scripts/common.sh && echo "$$RESULTS")
 
-.PHONY: all tree patches check-patches kunit selftest selftest-arm64 coverage bench test summary clean-results help
+.PHONY: all tree patches check-patches kunit selftest selftest-arm64 coverage mutate bench test summary clean-results help
 
 all: help
 
@@ -20,6 +20,7 @@ help:
 	@echo "make selftest-arm64 the same on arm64, in the arm64 KUnit kernel (after make kunit)"
 	@echo "make coverage       gcov of our code from the KUnit and kselftest boots: docs/coverage.md"
 	@echo "make test           all of the above checks; ends with the summary"
+	@echo "make mutate         break the series' code one change at a time: docs/mutation.md (not in test)"
 	@echo "make bench          allocation benchmark, upstream's heaps vs ours (not in test)"
 
 tree:
@@ -47,6 +48,11 @@ selftest-arm64:
 # reaches each error return (not in make test: they take a while).
 coverage:
 	scripts/coverage.sh --run --attribute --docs
+
+# Not part of test: hours for every mutant (scripts/mutate.sh says how to
+# run it in parts: MUTATE_FILES=, MUTATE_LIMIT=; results are cached).
+mutate:
+	scripts/mutate.sh
 
 # Not part of test: it measures, it does not judge.
 bench:

@@ -18,7 +18,7 @@ if [ "${1:-}" = --clean ]; then
 	rm -f "$RESULTS"/*.counts "$RESULTS"/*.tap "$RESULTS"/*.ktap \
 		"$RESULTS"/kunit.json "$RESULTS"/kunit-*.json "$RESULTS"/*.console \
 		"$RESULTS"/kunit-*.expected "$RESULTS"/kunit-boots.txt \
-		"$RESULTS/coverage.md"
+		"$RESULTS/coverage.md" "$RESULTS/mutate-sample.tap"
 	rm -rf "$RESULTS/gcov"
 	exit 0
 fi
@@ -41,6 +41,11 @@ if [ -f "$RESULTS/coverage.tap" ]; then
 else
 	echo "coverage left no results" >&2
 	add "0 1 0"
+fi
+# The sample of killed mutants (scripts/mutate-sample.sh), when make test
+# ran it.
+if [ -f "$RESULTS/mutate-sample.tap" ]; then
+	add "$("$REPO/scripts/tap-count.py" tap "$RESULTS/mutate-sample.tap")"
 fi
 if [ -f "$RESULTS/kunit-boots.txt" ]; then
 	echo "KUnit boots:"

@@ -1,0 +1,248 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make mutate: break the series' production code one change at a time and
+# see whether a test notices (docs/mutation.md says what it found).
+#
+# scripts/mutate.py makes the mutants with spatch (scripts/mutation/*.cocci)
+# from the files as $KDIR's HEAD holds them.  Each is applied to a worktree
+# of $KDIR ($DMA_HEAPS_CACHE/mutate/linux, checked out at $KDIR's HEAD),
+# whose x86_64 KUnit kernel (./kunitconfig, no gcov) is built incrementally
+# in $DMA_HEAPS_CACHE/mutate/build and booted, stage after stage, until one
+# kills it:
+#   file     the suites of the mutated file alone (a glob per file, below)
+#   main     every suite, cma=64M (run_kunit.sh's kunit-main)
+#   swiotlb  swiotlb=4096,force and run_kunit.sh's glob of that boot
+#   and for some files the boots that reach code the others cannot:
+#   nocma (cma_heap.c, carveout_heap.c), init-* (dma-heap.c).
+# Killed: a case failed, kunit.py failed (a crash, no results), a suite of
+# kunit/expected-suites the boot's glob matches did not run, the console
+# has a kernel report (scripts/kernel_log.py), or the boot hung past its
+# timeout.  A narrower boot can only miss a kill, never make one, so
+# running the file's suites first is sound: a mutant survives only when
+# every stage passed.  Before the mutants, each stage boots the unmutated
+# kernel once per commit of $KDIR: a stage that fails there stops the run.
+#
+# Results are cached per mutant and content of the mutated file
+# ($DMA_HEAPS_CACHE/mutate/results/): a run can stop at any time and go on
+# later, or be done in parts.  At the end docs/mutation.md is rewritten.
+#
+# MUTATE_FILES="a.c b.c"  only these files (names or globs)
+# MUTATE_LIMIT=N          at most N mutants this run
+# MUTATE_IDS="id..."      these mutants only (run again even when cached
+#                         with MUTATE_FORCE=1)
+# MUTATE_JOBS=N           mutants at once, each with its own worktree and
+#                         build directory (default 1: two cores)
+# MUTATE_TIMEOUT=S        a boot's limit (default 200 s; the main boot takes
+#                         about 55 s on two loaded cores)
+# MUTATE_PRISTINE=0       no boots of the unmutated kernel
+# MUTATE_REPORT=0         do not rewrite docs/mutation.md
+# MUTATE_TAP=FILE         also one TAP line per mutant run, into FILE
+# MUTATE_RECORD=0         keep no result (make test's sample)
+set -eu
+. "$(dirname "$0")/common.sh"
+
+MDIR=$DMA_HEAPS_CACHE/mutate
+jobs=${MUTATE_JOBS:-1}
+tmo=${MUTATE_TIMEOUT:-200}
+kunit_py=tools/testing/kunit/kunit.py
+export DMA_HEAPS_CACHE KDIR
+mpy=("$REPO/scripts/mutate.py")
+mkdir -p "$MDIR"
+command -v spatch >/dev/null || die "spatch is missing: apt-get install coccinelle"
+
+# The boots of a mutant of FILE, in order: NAME|ENV|GLOB|KERNEL ARGS.
+stages() {
+	local glob=""
+
+	case $1 in
+	*/heap-helpers.c) glob='dma_heap_helpers*' ;;
+	*/system_heap.c) glob='dma_heap_system*' ;;
+	*/system_contig_heap.c) glob='dma_heap_system_contig' ;;
+	*/cma_heap.c) glob='dma_heap_cma*' ;;
+	*/chunk_heap.c) glob='dma_heap_chunk' ;;
+	*/carveout_heap.c) glob='dma_heap_carveout' ;;
+	esac
+	[ -z "$glob" ] || echo "file||$glob|"
+	echo "main|||"
+	echo "swiotlb||dma_heap_[chs][aey][glnr]*|swiotlb=4096,force"
+	case $1 in
+	*/cma_heap.c | */carveout_heap.c)
+		echo "nocma|DMA_HEAPS_CMA=0|dma_heap_cma_setup.only_the_default_area_has_heaps|"
+		;;
+	*/dma-heap.c)
+		for t in majors class kobj; do
+			echo "init-$t||dma_heap_init|dma_heap_init_test.take=$t"
+		done
+		;;
+	esac
+}
+
+# worktree SLOT: the worktree and build directory of SLOT, at $KDIR's HEAD.
+worktree() {
+	wt=$MDIR/linux$1
+	bd=$MDIR/build$1
+	if [ ! -e "$wt/.git" ]; then
+		git -C "$KDIR" worktree prune
+		git -C "$KDIR" worktree add --quiet --detach "$wt" "$head"
+	fi
+	git -C "$wt" checkout -q -f --detach "$head"
+}
+
+# build: the KUnit kernel of the worktree; kunit.py configures it the
+# first time, make builds it after.
+build() {
+	if [ ! -f "$bd/.config" ] || [ ! -f "$bd/.kunitconfig" ] ||
+		! cmp -s "$REPO/kunitconfig" "$bd/kunitconfig.src"; then
+		mkdir -p "$bd"
+		cp "$REPO/kunitconfig" "$bd/kunitconfig.src"
+		(cd "$wt" && nice "$kunit_py" build --arch=x86_64 --build_dir "$bd" \
+			--kunitconfig "$REPO/kunitconfig" --jobs "$JOBS" \
+			--make_options "$(cc_make_opt)" </dev/null) >"$bd/build.log" 2>&1
+	else
+		nice make -s -C "$wt" O="$bd" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" \
+			bzImage </dev/null >"$bd/build.log" 2>&1
+	fi
+}
+
+# boot STAGE-LINE OUT: one boot; prints "killed WHY", "timeout WHY" or
+# "survived".
+boot() {
+	local name env glob args t0 rc=0 a
+	IFS='|' read -r name env glob args <<<"$1"
+	# An oops panics the kernel, and the panic ends the boot (kunit.py
+	# boots QEMU with -no-reboot): else a case thread that died waits
+	# for KUnit's 300 s case timeout.
+	local cmd=(nice "$kunit_py" exec --arch=x86_64 --qemu_config "$REPO/kunit/qemu_x86_64.py"
+		--build_dir "$bd" --timeout "$tmo" --json="$2.json"
+		--kernel_args oops=panic --kernel_args panic=-1)
+	for a in $args; do
+		cmd+=(--kernel_args "$a")
+	done
+	[ -z "$glob" ] || cmd+=("$glob")
+	rm -f "$bd/test.log" "$2.json"
+	t0=$(date +%s)
+	# The first failed case kills the mutant: its boot ends there
+	# (kunit.py prints each result as it parses it, unbuffered here).
+	(cd "$wt" && exec env PYTHONUNBUFFERED=1 $env "${cmd[@]}" </dev/null >"$2.out" 2>&1) &
+	kpid=$!
+	while kill -0 "$kpid" 2>/dev/null; do
+		sleep 2
+		if grep -qE '^\[[0-9:]+\] \[(FAILED|CRASHED)\]' "$2.out"; then
+			sleep 1
+			for q in $(ps -o pid= --ppid "$kpid"); do
+				kill "$q" 2>/dev/null || true
+			done
+			break
+		fi
+	done
+	wait "$kpid" || rc=$?
+	cp "$bd/test.log" "$2.console" 2>/dev/null || : >"$2.console"
+	if [ $rc != 0 ] && [ $(($(date +%s) - t0)) -ge "$tmo" ]; then
+		echo "timeout $name: no end after ${tmo}s"
+		return
+	fi
+	"${mpy[@]}" judge "$name" "$2.json" "$2.console" "$rc" "$glob"
+}
+
+# pristine FILE...: each stage of FILEs' mutants passes on the unmutated
+# kernel (once per commit of $KDIR).
+pristine() {
+	local f s name v
+	for f in "$@"; do
+		stages "$f"
+	done | sort -u | while read -r s; do
+		name=${s%%|*}
+		v=$MDIR/pristine/$head-$name-$(md5sum <"$REPO/scripts/mutate.sh" | cut -c1-8)
+		[ ! -f "$v" ] || continue
+		mkdir -p "$MDIR/pristine"
+		echo "unmutated kernel: boot $name"
+		out=$(boot "$s" "$MDIR/pristine/$name")
+		if [ "$out" != survived ]; then
+			echo "the unmutated kernel fails boot $name: $out (see $MDIR/pristine/$name.console)" >&2
+			exit 1
+		fi
+		echo ok >"$v"
+	done
+}
+
+# run_one SLOT ID FILE PATCH OP LINE: one mutant, its result recorded.
+run_one() {
+	local id=$2 file=$3 patch=$4 op=$5 line=$6 t0 s out status why
+	local log=$MDIR/logs/$id
+	mkdir -p "$MDIR/logs"
+	t0=$(date +%s)
+	git -C "$wt" checkout -q -- "$file"
+	if ! git -C "$wt" apply "$patch"; then
+		echo "$id: the patch does not apply" >&2
+		return 1
+	fi
+	if ! build; then
+		status=unbuilt
+		why="does not build: $(grep -m1 -E 'error' "$bd/build.log" || true)"
+	else
+		status=survived
+		why="every stage passed"
+		while read -r s; do
+			out=$(boot "$s" "$log-${s%%|*}")
+			if [ "$out" != survived ]; then
+				status=${out%% *}
+				why=${out#* }
+				break
+			fi
+		done < <(stages "$file")
+	fi
+	git -C "$wt" checkout -q -- "$file"
+	[ "$status" != timeout ] || why="$why (timeout)"
+	[ "$status" != timeout ] || status=killed
+	why=${why//#/}
+	[ "${MUTATE_RECORD:-1}" = 0 ] ||
+		"${mpy[@]}" record "$id" "$status" $(($(date +%s) - t0)) "$why"
+	echo "$id $file:$line $op: $status, $why ($(($(date +%s) - t0))s)"
+	if [ -n "${MUTATE_TAP:-}" ]; then
+		if [ "$status" = killed ]; then
+			echo "ok - mutant $id ($file:$line, $op) killed: $why" >>"$MUTATE_TAP"
+		else
+			echo "not ok - mutant $id ($file:$line, $op) $status: $why" >>"$MUTATE_TAP"
+		fi
+	fi
+}
+
+# slot N: every jobs-th mutant of the plan from the Nth.
+slot() {
+	local n=$1 i=0 id file patch op line
+	worktree "$n"
+	build || die "the unmutated kernel does not build (see $bd/build.log)"
+	while IFS=$'\t' read -r id file patch op line; do
+		i=$((i + 1))
+		[ $(((i - 1) % jobs)) = "$n" ] || continue
+		run_one "$n" "$id" "$file" "$patch" "$op" "$line" </dev/null || true
+	done <"$plan"
+}
+
+# The whole run is one function, read before it starts: editing this file
+# during a run does not change the run.
+main() {
+	head=$(git -C "$KDIR" rev-parse HEAD)
+	start=$(date +%s)
+	plan=$MDIR/plan
+	"${mpy[@]}" plan >"$plan"
+	n=$(wc -l <"$plan")
+	echo "mutate: $n mutants to run ($(cut -f2 "$plan" | sort -u | tr '\n' ' '))"
+	if [ "$n" != 0 ]; then
+		worktree 0
+		build || die "the unmutated kernel does not build (see $bd/build.log)"
+		export DMA_HEAPS_ACCEL=${DMA_HEAPS_ACCEL:-$("$REPO/scripts/probe-kvm.sh" "$bd/arch/x86/boot/bzImage")}
+		if [ "${MUTATE_PRISTINE:-1}" = 1 ]; then
+			# shellcheck disable=SC2046
+			pristine $(cut -f2 "$plan" | sort -u) || exit 1
+		fi
+		for ((k = 0; k < jobs; k++)); do
+			slot "$k" &
+		done
+		wait
+	fi
+	[ "${MUTATE_REPORT:-1}" = 0 ] || "${mpy[@]}" report
+	echo "mutate: $n mutants in $(($(date +%s) - start))s"
+}
+
+main "$@"; exit

@@ -473,19 +473,21 @@ for arch in $KUNIT_ARCHES; do
 	if [ $full = 1 ] && grep -q '^CONFIG_DMABUF_HEAPS_CMA=y' "$build_dir/.config"; then
 		# The CMA heaps again, in a boot without a CMA area: no heap may appear.
 		echo dma_heap_cma_setup >"$RESULTS/kunit-cma_setup.expected"
-		# Five bad dma_heap.carveout= in the same boot: two ranges that
-		# are not reserved memory (the PCI hole of a 2 GiB guest), one
-		# without @BASE, one that the firmware reserved (QEMU's e820
-		# has 0xfd00000000-0xffffffffff reserved: no memmap= took it
-		# from RAM), and a fifth, one more than the heap takes.  Each is
-		# a boot message and no heap.  (The carveout that every x86_64
-		# boot gets, kunit/qemu_x86_64.py's, comes after them: a sixth,
-		# ignored too; this boot runs no carveout case.)
+		# Five bad dma_heap.carveout= in the same boot: a range that is
+		# not RAM (the PCI hole of a 2 GiB guest), one without @BASE,
+		# one that memmap= took from the kernel (RAM no more), one over
+		# the kernel's image (at 16 MiB: nokaslr), and a fifth, one more
+		# than the heap takes.  Each is a boot message and no heap.
+		# (The carveout that every x86_64 boot gets,
+		# kunit/qemu_x86_64.py's, comes after them: a sixth, ignored
+		# too; this boot runs no carveout case.)
 		DMA_HEAPS_CMA=0 boot kunit-nocma 300 "$RESULTS/kunit-cma_setup.expected" \
+			--kernel_args nokaslr \
 			--kernel_args dma_heap.carveout=16M@0xc0000000:kunit-hole \
 			--kernel_args dma_heap.carveout=16M \
-			--kernel_args dma_heap.carveout=16M@0xfd00000000:kunit-firmware \
-			--kernel_args dma_heap.carveout=16M@0xd0000000:kunit-hole-2 \
+			--kernel_args 'memmap=16M$0x20000000' \
+			--kernel_args dma_heap.carveout=16M@0x20000000:kunit-memmap \
+			--kernel_args dma_heap.carveout=4M@0x1000000:kunit-kernel \
 			--kernel_args dma_heap.carveout=16M@0xe0000000:kunit-fifth \
 			'dma_heap_cma_setup.only_the_default_area_has_heaps'
 		if grep -q 'cma: Reserved' "$(console kunit-nocma)"; then
@@ -494,13 +496,13 @@ for arch in $KUNIT_ARCHES; do
 			result 1 "kunit-nocma: no CMA area is reserved"
 		fi
 		c=$(console kunit-nocma)
-		if grep -q 'dma_heap: carveout=16M@0xc0000000:kunit-hole: not reserved memory in the e820 map .* (-22); no heap' "$c" &&
+		if grep -q 'dma_heap: carveout=16M@0xc0000000:kunit-hole: not all of it is System RAM .* (-22); no heap' "$c" &&
 			grep -q 'dma_heap: carveout=16M: not SIZE@BASE\[:NAME\] (-22); no heap' "$c" &&
-			grep -q "dma_heap: carveout=16M@0xfd00000000:kunit-firmware: not RAM in the firmware's memory map .* (-22); no heap" "$c" &&
-			grep -q 'dma_heap: carveout=16M@0xd0000000:kunit-hole-2: not reserved memory in the e820 map .* (-22); no heap' "$c" &&
+			grep -q 'dma_heap: carveout=16M@0x20000000:kunit-memmap: not all of it is System RAM .*memmap=.* (-22); no heap' "$c" &&
+			grep -q 'dma_heap: carveout=4M@0x1000000:kunit-kernel: overlaps memory the kernel reserved at boot .* (-16); no heap' "$c" &&
 			grep -q 'dma_heap: carveout=16M@0xe0000000:kunit-fifth: more than 4 carveouts; ignored' "$c" &&
 			[ "$(grep -c 'dma_heap: .*kunit-fifth' "$c")" = 1 ] &&
-			! grep -q 'dma_heap: carveout kunit-\(hole\|hole-2\|firmware\|fifth\):' "$c"; then
+			! grep -q 'dma_heap: carveout kunit-\(hole\|memmap\|kernel\|fifth\):' "$c"; then
 			result 1 "kunit-nocma: each bad dma_heap.carveout= is one boot message and no heap"
 		else
 			result 0 "kunit-nocma: each bad dma_heap.carveout= is one boot message and no heap (see $c)"
@@ -529,8 +531,8 @@ for arch in $KUNIT_ARCHES; do
 		# (kunit.filter_glob takes one): [chs][aey][glnr] matches no
 		# other suite (not dma_heap_system*, dma_heap_cma*, dma_heap_chunk).
 		# The suites expected are those of the main boot that match one.
-		# And three dma_heap.carveout= of 1 MiB, in the reservation
-		# above the carveout suite's ranges: kunit-twice, which is made,
+		# And three dma_heap.carveout= of 1 MiB, below the boot's
+		# carveout (below 16 MiB, where the kernel never is): kunit-twice, which is made,
 		# then that name again (-EEXIST) and "..", which dma_heap_add()
 		# refuses (-EINVAL): each message says why, and only the first
 		# blames the name.  (kunit.py puts these before the config's
@@ -539,14 +541,14 @@ for arch in $KUNIT_ARCHES; do
 		expected_matching 'dma_heap_helpers*' 'dma_heap_carveout' 'dma_heap_segments' >"$expected"
 		boot kunit-swiotlb 300 "$expected" \
 			--kernel_args swiotlb=4096,force \
-			--kernel_args dma_heap.carveout=1M@0x3c000000:kunit-twice \
-			--kernel_args dma_heap.carveout=1M@0x3d000000:kunit-twice \
-			--kernel_args dma_heap.carveout=1M@0x3e000000:.. \
+			--kernel_args dma_heap.carveout=1M@0x400000:kunit-twice \
+			--kernel_args dma_heap.carveout=1M@0x500000:kunit-twice \
+			--kernel_args dma_heap.carveout=1M@0x600000:.. \
 			'dma_heap_[chs][aey][glnr]*'
 		c=$(console kunit-swiotlb)
-		if grep -q 'dma_heap: carveout kunit-twice: 0x000000003c000000, 1024 KiB' "$c" &&
-			grep -q 'dma_heap: carveout=1M@0x3d000000:kunit-twice: the name is taken (-17); no heap' "$c" &&
-			grep -q 'dma_heap: carveout=1M@0x3e000000:\.\.: cannot be registered (-22); no heap' "$c" &&
+		if grep -q 'dma_heap: carveout kunit-twice: 0x0000000000400000, 1024 KiB' "$c" &&
+			grep -q 'dma_heap: carveout=1M@0x500000:kunit-twice: the name is taken (-17); no heap' "$c" &&
+			grep -q 'dma_heap: carveout=1M@0x600000:\.\.: cannot be registered (-22); no heap' "$c" &&
 			[ "$(grep -c 'dma_heap: carveout=.*taken' "$c")" = 1 ]; then
 			result 1 "kunit-swiotlb: a refused registration's boot message blames the name only for -EEXIST"
 		else

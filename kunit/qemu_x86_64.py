@@ -19,12 +19,12 @@ from ..qemu_config import QemuArchParams
 
 _accel = os.environ.get('DMA_HEAPS_ACCEL', 'tcg')
 _cpu = os.environ.get('DMA_HEAPS_CPU') or ('host' if _accel == 'kvm' else '')
-# The carveout heap's range, 16 MiB, and another 16 MiB at 0x32000000 for
-# the heaps its KUnit suite makes: kept from the kernel by memmap=, in every
-# boot.  And 144 MiB at 0x37000000, whose last 128 MiB are a memory section
-# with no RAM and so no struct pages: the suite's range without pages.
-_carveout = ('memmap=16M$0x30000000 memmap=16M$0x32000000 '
-	     'memmap=144M$0x37000000 dma_heap.carveout=16M@0x30000000')
+# The carveout heap's range, 8 MiB of RAM that dma_heap.carveout= reserves
+# as the command line is parsed, in every boot.  Below 16 MiB, where the
+# kernel is never placed, KASLR or not (LOAD_PHYSICAL_ADDR): above it, the
+# kernel could sit on the range, which is then refused.  The heaps the
+# carveout suite makes of their own take RAM from the page allocator.
+_carveout = 'dma_heap.carveout=8M@0x800000'
 
 QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
 			   kconfig='''

@@ -310,13 +310,6 @@ static size_t carveout_size(void)
 	return size;
 }
 
-/* Whether the carveout heap maps its range cached: only where DMA is coherent. */
-#if defined(__x86_64__) || defined(__i386__)
-#define CARVEOUT_CACHED 1
-#else
-#define CARVEOUT_CACHED 0
-#endif
-
 /*
  * Whether @heap is a carveout heap, by its kind: on x86 the command line
  * names it ("carveout", "carveout-big"), in a device tree its node does
@@ -1430,9 +1423,8 @@ TEST(properties_match_what_allocations_give)
 			known |= !strcmp(kind, heap_kinds[k]);
 		EXPECT_TRUE(known) TH_LOG("%s: kind %s", h, kind);
 		EXPECT_TRUE(contig == 0 || contig == 1) TH_LOG("%s", h);
-		/* A carveout is write-combined where DMA may not be coherent. */
-		EXPECT_EQ(strcmp(kind, "carveout") || CARVEOUT_CACHED ? 1 : 0,
-			  heap_stat(h, "cached")) TH_LOG("%s", h);
+		/* Every heap's memory is RAM the CPU maps cached. */
+		EXPECT_EQ(1, heap_stat(h, "cached")) TH_LOG("%s", h);
 		EXPECT_EQ(1, heap_stat(h, "zeroed")) TH_LOG("%s", h);
 		ASSERT_LT(0, maxc) TH_LOG("%s", h);
 		EXPECT_EQ(0, maxc % (long)pg) TH_LOG("%s", h);

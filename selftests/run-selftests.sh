@@ -87,8 +87,10 @@ RUN=$B/run
 # hugetlb_cma=1G: a CMA area for gigantic pages (x86 reserves it only with
 # 1 GiB pages: -cpu max under TCG has pdpe1gb), an area that must not
 # become a heap (dma-heap-test's cma_hugetlb_area_is_not_a_heap).
-# The carveout heap's range (64 MiB at 768 MiB) is kept from the kernel by
-# memmap= and given to the heap by dma_heap.carveout=.
+# The carveout heap's range (64 MiB at 768 MiB) is reserved for it by
+# dma_heap.carveout= as the command line is parsed; nokaslr keeps the kernel
+# at 16 MiB, off the range (the decompressor's KASLR does not know of the
+# range, and a range the kernel sits on is refused).
 # no_timer_check: on a loaded host TCG can be too slow for the kernel's
 # check that the IO-APIC delivers the timer, which then panics (seen in
 # KUnit boots; kunit/qemu_x86_64.py).
@@ -96,9 +98,9 @@ RUN=$B/run
 # for every DMA mapping, and room for the seed's 64 MiB buffers in the CMA
 # heaps (a larger default area: the last cma= counts) and in a carveout of
 # 128 MiB of its own, carveout-big.
-SWIOTLB_ARGS="swiotlb=65536,force cma=256M memmap=128M\$0x40000000 dma_heap.carveout=128M@0x40000000:carveout-big"
-CMDLINE="console=ttyS0 no_timer_check memmap=64M\$0x30000000 dma_heap.carveout=64M@0x30000000 cma=64M hugetlb_cma=1G panic_on_warn=1 panic=-1 oops=panic rdinit=/init kmemleak=on"
-# arm64: no memmap= and no dma_heap.carveout= (x86's); the default CMA
+SWIOTLB_ARGS="swiotlb=65536,force cma=256M dma_heap.carveout=128M@0x40000000:carveout-big"
+CMDLINE="console=ttyS0 no_timer_check nokaslr dma_heap.carveout=64M@0x30000000 cma=64M hugetlb_cma=1G panic_on_warn=1 panic=-1 oops=panic rdinit=/init kmemleak=on"
+# arm64: no nokaslr and no dma_heap.carveout= (x86's); the default CMA
 # area, a second CMA area and a carveout are the device tree's
 # (scripts/arm64-dtb.sh), so no cma= but the swiotlb boot's, which
 # replaces the tree's default area with a larger one.  hugetlb_cma=1G

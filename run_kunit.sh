@@ -489,6 +489,7 @@ for arch in $KUNIT_ARCHES; do
 			--kernel_args dma_heap.carveout=16M@0x20000000:kunit-memmap \
 			--kernel_args dma_heap.carveout=4M@0x1000000:kunit-kernel \
 			--kernel_args dma_heap.carveout=16M@0xe0000000:kunit-fifth \
+			--kernel_args dma_heap.carveout \
 			'dma_heap_cma_setup.only_the_default_area_has_heaps'
 		if grep -q 'cma: Reserved' "$(console kunit-nocma)"; then
 			result 0 "kunit-nocma: no CMA area is reserved (the cma=0 boot reserved one)"
@@ -502,6 +503,7 @@ for arch in $KUNIT_ARCHES; do
 			grep -q 'dma_heap: carveout=4M@0x1000000:kunit-kernel: overlaps memory the kernel reserved at boot .* (-16); no heap' "$c" &&
 			grep -q 'dma_heap: carveout=16M@0xe0000000:kunit-fifth: more than 4 carveouts; ignored' "$c" &&
 			[ "$(grep -c 'dma_heap: .*kunit-fifth' "$c")" = 1 ] &&
+			grep -q "Malformed early option 'dma_heap.carveout'" "$c" &&
 			! grep -q 'dma_heap: carveout kunit-\(hole\|memmap\|kernel\|fifth\):' "$c"; then
 			result 1 "kunit-nocma: each bad dma_heap.carveout= is one boot message and no heap"
 		else

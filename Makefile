@@ -68,7 +68,8 @@ bench:
 # build of its own): as soon as the arm64 KUnit run has built and booted
 # that kernel, its tests are built and it boots, in the background, beside
 # the arm64-64k KUnit run and the plain run.  The kselftest boots' output
-# is printed once all are done.
+# is printed once all are done.  Last, the sample of the mutation run
+# (scripts/mutate-sample.sh): a killed mutant made again and booted.
 test: clean-results
 	@rc=0; log=$(RESULTS_DIR)/selftest-boot.log; mkdir -p $(RESULTS_DIR); \
 	logs=$(RESULTS_DIR)/selftest-swiotlb-boot.log; \
@@ -89,6 +90,7 @@ test: clean-results
 	wait; cat "$$log" "$$logs" "$$log64"; [ "$$(cat "$$log.rc")" = 0 ] || rc=1; \
 	[ "$$(cat "$$log64.rc")" = 0 ] || rc=1; \
 	scripts/coverage.sh || rc=1; \
+	scripts/mutate-sample.sh || rc=1; \
 	scripts/summary.sh || rc=1; \
 	exit $$rc
 

@@ -1,19 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make test's sample of the mutation run: MUTATE_SAMPLE (default 2) mutants
-# that kunit/mutation-baseline lists as killed, chosen by the repository's
-# commit id (each commit samples others: scripts/mutate.py sample), made
-# again from the tree and run by scripts/mutate.sh, which neither reads nor
-# writes the result cache (MUTATE_FORCE=1 MUTATE_RECORD=0) and does no
-# boot of the unmutated kernel (make test's KUnit runs boot that).  One TAP
-# line per mutant in $RESULTS/mutate-sample.tap, counted into the summary
-# (scripts/summary.sh); fails when a sampled mutant survives.  A sampled
-# id that the tree no longer has (its code changed) is a skip: make mutate
-# and scripts/mutate.py report --baseline bring the baseline up to date.
+# make test's sample of the mutation run: MUTATE_SAMPLE (default 1)
+# mutants that kunit/mutation-baseline lists as killed, chosen by the
+# repository's commit id (each commit samples others: scripts/mutate.py
+# sample), made again from the tree and run by scripts/mutate.sh, which
+# neither reads nor writes the result cache (MUTATE_FORCE=1
+# MUTATE_RECORD=0), does no boot of the unmutated kernel (make test's KUnit
+# runs boot that), and boots only the stage that killed the mutant in the
+# full run (MUTATE_STAGE; the baseline's fourth field).  It builds in a
+# worktree and build directory of its own ($DMA_HEAPS_CACHE/mutate/sample-0,
+# so that a make mutate in progress is left alone): warm, the mutated file
+# and the link; cold, every object from ccache (make check-patches and
+# run_kunit.sh compiled them).  One TAP line per mutant in
+# $RESULTS/mutate-sample.tap, counted into the summary (scripts/summary.sh);
+# fails when a sampled mutant survives.  A sampled id that the tree no
+# longer has (its code changed) is a skip: make mutate and
+# scripts/mutate.py report --baseline bring the baseline up to date.
 set -u
 . "$(dirname "$0")/common.sh"
 
-n=${MUTATE_SAMPLE:-2}
+n=${MUTATE_SAMPLE:-1}
 seed=${MUTATE_SEED:-$(git -C "$REPO" rev-parse HEAD 2>/dev/null || echo none)}
 tap=$RESULTS/mutate-sample.tap
 mkdir -p "$RESULTS"
@@ -21,10 +27,13 @@ mkdir -p "$RESULTS"
 t0=$(date +%s)
 mapfile -t picked < <("$REPO/scripts/mutate.py" sample "$n" "$seed")
 ids=$(printf '%s\n' "${picked[@]}" | cut -d' ' -f1 | tr '\n' ' ')
-files=$(printf '%s\n' "${picked[@]}" | cut -d' ' -f2 | sort -u | tr '\n' ' ')
 echo "mutate-sample: $ids(seed ${seed:0:12})"
-MUTATE_IDS=$ids MUTATE_FILES=$files MUTATE_FORCE=1 MUTATE_PRISTINE=0 MUTATE_RECORD=0 \
-	MUTATE_REPORT=0 MUTATE_TAP=$tap "$REPO/scripts/mutate.sh" || true
+for p in "${picked[@]}"; do
+	read -r id file _ stage <<<"$p"
+	MUTATE_SLOT=sample- MUTATE_IDS=$id MUTATE_FILES=$file MUTATE_STAGE=$stage MUTATE_FORCE=1 \
+		MUTATE_PRISTINE=0 MUTATE_RECORD=0 MUTATE_REPORT=0 MUTATE_TAP=$tap \
+		"$REPO/scripts/mutate.sh" || true
+done
 for id in $ids; do
 	grep -q " mutant $id " "$tap" ||
 		echo "ok - mutant $id # SKIP not in the tree's code any more" >>"$tap"

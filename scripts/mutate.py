@@ -223,7 +223,7 @@ def cmd_plan():
     force = os.environ.get("MUTATE_FORCE") == "1"
     fp = tests_fingerprint()
     eq = equivalents()
-    pdir = os.path.join(MDIR, "patches")
+    pdir = os.path.join(MDIR, os.environ.get("MUTATE_SLOT", "") + "patches")
     os.makedirs(pdir, exist_ok=True)
     n = 0
     for m in all_mutants():
@@ -372,9 +372,11 @@ def cmd_report(baseline):
         f.write("\n".join(out) + "\n")
     if baseline:
         with open(BASELINE, "w") as f:
-            f.write("# Killed mutants (scripts/mutate.py report --baseline): ID FILE OPERATOR\n")
+            f.write("# Killed mutants (scripts/mutate.py report --baseline): "
+                    "ID FILE OPERATOR STAGE (the boot that killed it)\n")
             for m in sorted(killed_ids, key=lambda m: (m["file"], m["id"])):
-                f.write(f"{m['id']} {m['file']} {m['op']}\n")
+                stage = load_result(m)["by"].split(":", 1)[0]
+                f.write(f"{m['id']} {m['file']} {m['op']} {stage}\n")
     print(f"{tot[0]} mutants: {tot[1]} killed, {tot[2]} survived, {tot[3]} equivalent, "
           f"{tot[4]} not built, {tot[5]} not run")
 

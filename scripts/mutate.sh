@@ -5,15 +5,17 @@
 #
 # scripts/mutate.py makes the mutants with spatch (scripts/mutation/*.cocci)
 # from the files as $KDIR's HEAD holds them.  Each is applied to a worktree
-# of $KDIR ($DMA_HEAPS_CACHE/mutate/linux, checked out at $KDIR's HEAD),
+# of $KDIR ($DMA_HEAPS_CACHE/mutate/0/linux, checked out at $KDIR's HEAD),
 # whose x86_64 KUnit kernel (./kunitconfig, no gcov) is built incrementally
-# in $DMA_HEAPS_CACHE/mutate/build and booted, stage after stage, until one
-# kills it:
+# in $DMA_HEAPS_CACHE/mutate/0/build and booted, stage after stage, until
+# one kills it:
 #   file     the suites of the mutated file alone (a glob per file, below)
 #   main     every suite, cma=64M (run_kunit.sh's kunit-main)
 #   swiotlb  swiotlb=4096,force and run_kunit.sh's glob of that boot
 #   and for some files the boots that reach code the others cannot:
-#   nocma (cma_heap.c, carveout_heap.c), init-* (dma-heap.c).
+#   nocma (cma_heap.c, carveout_heap.c), init-* (dma-heap.c);
+#   kselftest  last, for every file: the kselftest kernel (debug) built
+#            from the worktree, booted with dma-heap-test alone
 # Killed: a case failed, kunit.py failed (a crash, no results), a suite of
 # kunit/expected-suites the boot's glob matches did not run, the console
 # has a kernel report (scripts/kernel_log.py), or the boot hung past its
@@ -34,10 +36,18 @@
 #                         build directory (default 1: two cores)
 # MUTATE_TIMEOUT=S        a boot's limit (default 200 s; the main boot takes
 #                         about 55 s on two loaded cores)
+# MUTATE_IDLE=S           a boot whose QEMU has been idle this long is
+#                         hung (default 40 s)
 # MUTATE_PRISTINE=0       no boots of the unmutated kernel
 # MUTATE_REPORT=0         do not rewrite docs/mutation.md
 # MUTATE_TAP=FILE         also one TAP line per mutant run, into FILE
 # MUTATE_RECORD=0         keep no result (make test's sample)
+# MUTATE_SLOT=NAME-       worktrees and builds in $MDIR/NAME-0 ... rather
+#                         than $MDIR/0 ... (make test's sample: sample-)
+# MUTATE_KSELFTEST=0      no kselftest stage (a first pass: the KUnit
+#                         stages' survivors, then again with it)
+# MUTATE_STAGE=NAME       boot this stage only (make test's sample: the
+#                         stage that killed the mutant in the full run)
 set -eu
 . "$(dirname "$0")/common.sh"
 
@@ -75,12 +85,20 @@ stages() {
 		done
 		;;
 	esac
+	# Last, what only userspace reaches: the kselftest kernel (a debug
+	# kernel: kmemleak sees a leak, KASAN a use after free) and
+	# dma-heap-test (memory cgroups, module unload, real importers).
+	[ "${MUTATE_KSELFTEST:-1}" = 0 ] || echo "kselftest||dma-heap-test|"
 }
 
 # worktree SLOT: the worktree and build directory of SLOT, at $KDIR's HEAD.
+# The worktree is "../linux" from the build directory, as $KDIR is from
+# run_kunit.sh's: the compiler then sees the same relative paths
+# (CCACHE_BASEDIR, scripts/common.sh), and a first build takes every object
+# but the mutated file's from ccache.
 worktree() {
-	wt=$MDIR/linux$1
-	bd=$MDIR/build$1
+	wt=$MDIR/${MUTATE_SLOT:-}$1/linux
+	bd=$MDIR/${MUTATE_SLOT:-}$1/build
 	if [ ! -e "$wt/.git" ]; then
 		git -C "$KDIR" worktree prune
 		git -C "$KDIR" worktree add --quiet --detach "$wt" "$head"
@@ -104,11 +122,35 @@ build() {
 	fi
 }
 
+# kselftest GLOB OUT: the kselftest stage, selftests/run-selftests.sh's
+# main boot of the binaries GLOB with the worktree's kernel, built in the
+# slot's build-selftest (ccache: "../linux" as for make test's).
+kselftest() {
+	local rc=0 r=${bd%/build}/selftest-results
+
+	SELFTEST_KDIR=$wt SELFTEST_BUILD=${bd%/build}/build-selftest RESULTS=$r \
+		SELFTEST_BOOTS=main SELFTEST_TESTS=$1 SELFTEST_TIMEOUT=$((3 * tmo)) \
+		nice "$REPO/selftests/run-selftests.sh" </dev/null >"$2.out" 2>&1 || rc=$?
+	cp "$r/selftest.tap" "$2.tap" 2>/dev/null || : >"$2.tap"
+	if [ $rc = 0 ]; then
+		echo survived
+	elif grep -q "timed out\|timeout" "$2.out"; then
+		echo "timeout kselftest: no end after $((3 * tmo))s"
+	else
+		echo "killed kselftest: $(grep -m1 '^not ok' "$2.tap" | cut -c1-160 ||
+			tail -1 "$2.out")"
+	fi
+}
+
 # boot STAGE-LINE OUT: one boot; prints "killed WHY", "timeout WHY" or
 # "survived".
 boot() {
 	local name env glob args t0 rc=0 a
 	IFS='|' read -r name env glob args <<<"$1"
+	if [ "$name" = kselftest ]; then
+		kselftest "$glob" "$2"
+		return
+	fi
 	# An oops panics the kernel, and the panic ends the boot (kunit.py
 	# boots QEMU with -no-reboot): else a case thread that died waits
 	# for KUnit's 300 s case timeout.
@@ -125,6 +167,11 @@ boot() {
 	# (kunit.py prints each result as it parses it, unbuffered here).
 	(cd "$wt" && exec env PYTHONUNBUFFERED=1 $env "${cmd[@]}" </dev/null >"$2.out" 2>&1) &
 	kpid=$!
+	# A guest that waits for ever (a lock never released, a reference
+	# never dropped) leaves QEMU idle: after $idle s with QEMU under a
+	# tenth of a CPU the boot is ended as hung, rather than at the
+	# timeout.  A guest that spins still meets the timeout.
+	local idle=${MUTATE_IDLE:-40} busy=$t0 ticks=-1 now q tk hung=""
 	while kill -0 "$kpid" 2>/dev/null; do
 		sleep 2
 		if grep -qE '^\[[0-9:]+\] \[(FAILED|CRASHED)\]' "$2.out"; then
@@ -134,9 +181,25 @@ boot() {
 			done
 			break
 		fi
+		now=$(date +%s)
+		q=$(ps -o pid=,comm= --ppid "$kpid" | awk '/qemu-system/ { print $1 }')
+		[ -n "$q" ] || { busy=$now; continue; }
+		tk=$(awk '{ print $14 + $15 }' "/proc/$q/stat" 2>/dev/null || echo -1)
+		if [ "$ticks" -lt 0 ] || [ $((tk - ticks)) -ge 20 ]; then
+			busy=$now
+		elif [ $((now - busy)) -ge "$idle" ]; then
+			hung=1
+			kill "$q" 2>/dev/null || true
+			break
+		fi
+		ticks=$tk
 	done
 	wait "$kpid" || rc=$?
 	cp "$bd/test.log" "$2.console" 2>/dev/null || : >"$2.console"
+	if [ -n "$hung" ]; then
+		echo "timeout $name: the guest idle for ${idle}s, hung"
+		return
+	fi
 	if [ $rc != 0 ] && [ $(($(date +%s) - t0)) -ge "$tmo" ]; then
 		echo "timeout $name: no end after ${tmo}s"
 		return
@@ -168,8 +231,8 @@ pristine() {
 # run_one SLOT ID FILE PATCH OP LINE: one mutant, its result recorded.
 run_one() {
 	local id=$2 file=$3 patch=$4 op=$5 line=$6 t0 s out status why
-	local log=$MDIR/logs/$id
-	mkdir -p "$MDIR/logs"
+	local log=$MDIR/${MUTATE_SLOT:-}logs/$id
+	mkdir -p "$MDIR/${MUTATE_SLOT:-}logs"
 	t0=$(date +%s)
 	git -C "$wt" checkout -q -- "$file"
 	if ! git -C "$wt" apply "$patch"; then
@@ -189,7 +252,7 @@ run_one() {
 				why=${out#* }
 				break
 			fi
-		done < <(stages "$file")
+		done < <(stages "$file" | grep "^${MUTATE_STAGE:-[^|]*}|")
 	fi
 	git -C "$wt" checkout -q -- "$file"
 	[ "$status" != timeout ] || why="$why (timeout)"
@@ -224,7 +287,7 @@ slot() {
 main() {
 	head=$(git -C "$KDIR" rev-parse HEAD)
 	start=$(date +%s)
-	plan=$MDIR/plan
+	plan=$MDIR/${MUTATE_SLOT:-}plan
 	"${mpy[@]}" plan >"$plan"
 	n=$(wc -l <"$plan")
 	echo "mutate: $n mutants to run ($(cut -f2 "$plan" | sort -u | tr '\n' ' '))"

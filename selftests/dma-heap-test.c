@@ -2748,4 +2748,123 @@ TEST_F_TIMEOUT(churn, heaps_come_and_go_while_in_use, 300)
 	free(c);
 }
 
+/*
+ * The heaps that can be modules (system, system-contig) unload and load
+ * again.  The kselftest kernel builds them as modules and /init loads
+ * them from /tests/heaps before the tests; where they are built in (the
+ * arm64 boot's KUnit kernel) there is nothing to unload.  A module is
+ * held by each buffer and each open heap file, so delete_module()
+ * refuses with EWOULDBLOCK while either exists; once neither does it
+ * unloads, and its heap is gone from /dev and sysfs, and with it every
+ * hook the heap had in the kernel (the system heap's pool shrinker, which
+ * drop_caches runs, and its debugfs file).  Loaded again, the heap is back
+ * and allocates.
+ */
+#define HEAP_MODULES	"/tests/heaps"
+
+FIXTURE(heap_module) {
+	int module_fd;
+};
+
+FIXTURE_VARIANT(heap_module) {
+	const char *heap;
+	const char *module;
+	const char *debugfs;	/* a file the module adds, or NULL */
+};
+
+FIXTURE_VARIANT_ADD(heap_module, system) {
+	.heap = "system",
+	.module = "system_heap",
+	.debugfs = "/sys/kernel/debug/dma_heap_system_pool",
+};
+
+FIXTURE_VARIANT_ADD(heap_module, system_contig) {
+	.heap = "system-contig",
+	.module = "system_contig_heap",
+};
+
+FIXTURE_SETUP(heap_module)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), HEAP_MODULES "/%s.ko", variant->module);
+	self->module_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (self->module_fd < 0)
+		SKIP(return, "no %s: %s is built in", path, variant->heap);
+}
+
+/* Whatever the test did, the heap is there for the tests after it. */
+FIXTURE_TEARDOWN(heap_module)
+{
+	char dev[256];
+
+	if (self->module_fd < 0)
+		return;
+	snprintf(dev, sizeof(dev), DMA_HEAP_DIR "/%s", variant->heap);
+	if (access(dev, F_OK) && errno == ENOENT)
+		syscall(__NR_finit_module, self->module_fd, "", 0);
+	close(self->module_fd);
+}
+
+static int heap_module_unload(const char *module)
+{
+	return syscall(__NR_delete_module, module, O_NONBLOCK) ? errno : 0;
+}
+
+TEST_F(heap_module, unloads_only_when_unused_and_loads_again)
+{
+	char dev[256], sys[256];
+	int heap, buf, fds = count_fds();
+	void *p;
+
+	snprintf(dev, sizeof(dev), DMA_HEAP_DIR "/%s", variant->heap);
+	snprintf(sys, sizeof(sys), HEAP_SYSFS "/%s", variant->heap);
+	ASSERT_EQ(0, access(dev, F_OK));
+
+	heap = heap_open(variant->heap);
+	ASSERT_LE(0, heap);
+	buf = heap_alloc(heap, 16 * getpagesize());
+	ASSERT_LE(0, buf);
+	p = mmap(NULL, 16 * getpagesize(), PROT_READ | PROT_WRITE, MAP_SHARED,
+		 buf, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	close(buf);
+	close(heap);
+	/* The mapping holds the buffer, the buffer its heap's module. */
+	EXPECT_EQ(EWOULDBLOCK, heap_module_unload(variant->module));
+	munmap(p, 16 * getpagesize());
+
+	/* An open heap file holds it too. */
+	heap = heap_open(variant->heap);
+	ASSERT_LE(0, heap);
+	EXPECT_EQ(EWOULDBLOCK, heap_module_unload(variant->module));
+	close(heap);
+
+	ASSERT_EQ(0, heap_module_unload(variant->module));
+	EXPECT_EQ(-1, access(dev, F_OK));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, access(sys, F_OK));
+	EXPECT_EQ(ENOENT, errno);
+	if (variant->debugfs) {
+		EXPECT_EQ(-1, access(variant->debugfs, F_OK));
+		EXPECT_EQ(ENOENT, errno);
+	}
+	/* Reclaim runs every shrinker: none of the module's is left. */
+	mem_available_kib();
+
+	ASSERT_EQ(0, syscall(__NR_finit_module, self->module_fd, "", 0))
+		TH_LOG("finit_module: %s", strerror(errno));
+	EXPECT_EQ(0, access(sys, F_OK));
+	if (variant->debugfs)
+		EXPECT_EQ(0, access(variant->debugfs, F_OK));
+	heap = heap_open(variant->heap);
+	ASSERT_LE(0, heap);
+	buf = heap_alloc(heap, 16 * getpagesize());
+	EXPECT_LE(0, buf);
+	if (buf >= 0)
+		close(buf);
+	close(heap);
+	EXPECT_EQ(fds, count_fds());
+}
+
 HEAP_HARNESS_MAIN(heap)

@@ -41,6 +41,12 @@ if [ -d $F/failslab ] && [ -d $F/fail_page_alloc ]; then
 	done
 	echo "@@ FAULTS failslab:$fs; fail_page_alloc:$fp"
 fi
+# The heaps built as modules (selftests/kernel.config), before anything
+# looks for heaps; a module that does not load leaves its heap missing,
+# which run-selftests.sh reports.
+for m in /tests/heaps/*.ko; do
+	[ ! -f "$m" ] || insmod "$m" || echo "@@ INSMOD $m failed"
+done
 echo "@@ CMA $(ls $F/cma 2>/dev/null | tr '\n' ' ')"
 echo "@@ HEAPS $(ls /dev/dma_heap 2>/dev/null | tr '\n' ' ')"
 echo "@@ DRI $(ls /dev/dri 2>/dev/null | tr '\n' ' ')"

@@ -137,7 +137,8 @@ trap 'fail_setup "failed at line $LINENO"' ERR
 # pack_initramfs: busybox, /init and the tests, made by the tree's own
 # gen_init_cpio (no root needed for /dev/console), in $B/initramfs.cpio and
 # the swiotlb boot's $B/initramfs-swiotlb.cpio.  Needs $churn_ko set (empty
-# or a missing file: no test module).
+# or a missing file: no test module) and $heap_kos (the heap modules, or
+# empty).
 pack_initramfs() {
 	gcc -O2 -o "$B/gen_init_cpio" "$SRC/usr/gen_init_cpio.c"
 	if [ "$SARCH" = arm64 ]; then
@@ -163,6 +164,11 @@ pack_initramfs() {
 		echo "file /tests/dma-heap-fuzz.args $B/fuzz.args 0644 0 0"
 		[ ! -f "$churn_ko" ] ||
 			echo "file /tests/dma_heap_churn_test.ko $churn_ko 0644 0 0"
+		# The heaps built as modules, which /init loads.
+		echo "dir /tests/heaps 0755 0 0"
+		for ko in $heap_kos; do
+			echo "file /tests/heaps/${ko##*/} $ko 0644 0 0"
+		done
 		# The heap lister, which dma-heap-test runs and checks.
 		echo "file /tests/dma-heap-info $T/dma-heap-info 0755 0 0"
 		# A kernel without kmemleak: /init scans nothing.
@@ -203,15 +209,16 @@ if [ "$PHASE" != boot ]; then
 	build_small_kernel "$SRC" "$B" "$HERE/kernel.config" $(gcov_make_vars) ||
 		fail_setup "kernel build failed (kernel.config, bzImage or headers_install)"
 	# The test module, when the tree has it (dma-heap-test skips its case
-	# without it).
+	# without it), and the heaps built as modules.
 	churn_ko=$B/drivers/dma-buf/heaps/dma_heap_churn_test.ko
-	rm -f "$churn_ko"
-	if grep -q '^CONFIG_DMABUF_HEAPS_CHURN_TEST=m' "$B/.config"; then
+	rm -f "$churn_ko" "$B"/drivers/dma-buf/heaps/*_heap.ko
+	if grep -q '^CONFIG_DMABUF_HEAPS_.*=m' "$B/.config"; then
 		# shellcheck disable=SC2046
 		make -s -C "$SRC" O="$B" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" \
 			$(gcov_make_vars) modules </dev/null ||
-			fail_setup "building the test module failed"
+			fail_setup "building the modules failed"
 	fi
+	heap_kos=$(ls "$B"/drivers/dma-buf/heaps/*_heap.ko 2>/dev/null || true)
 	else
 		# arm64: the kernel is run_kunit.sh's; only the UAPI headers
 		# (which need no .config).
@@ -255,6 +262,7 @@ if [ "$SARCH" = arm64 ]; then
 	done
 	[ -x "$T/dmabuf-heap" ] || fail_setup "no $T/dmabuf-heap (SELFTEST_PHASE=build first)"
 	churn_ko=""
+	heap_kos=""
 	grep -q '^CONFIG_DMABUF_HEAPS_CHURN_TEST=m' "$KB/.config" &&
 		churn_ko=$KB/drivers/dma-buf/heaps/dma_heap_churn_test.ko
 	[ -n "${SELFTEST_INITRAMFS:-}" ] || pack_initramfs

@@ -1071,6 +1071,35 @@ static const struct failnth_call fn_mmap = {
 	.name = "mmap+touch", .prepare = fn_buf_prepare, .call = fn_mmap_call,
 	.undo = fn_mmap_undo, .cleanup = fn_buf_cleanup,
 };
+/*
+ * An importer's attach and map: vgem imports the buffer (its PRIME
+ * import attaches and maps at once) and closes its handle again.
+ */
+static int fn_drm_fd = -1;
+
+static int fn_import_call(struct failnth_ctx *c)
+{
+	struct drm_prime_handle prime = { .fd = c->buf_fd };
+
+	if (ioctl(fn_drm_fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime))
+		return -errno;
+	c->out_fd = prime.handle;
+	return 0;
+}
+
+static int fn_import_undo(struct failnth_ctx *c)
+{
+	struct drm_gem_close gem_close = { .handle = c->out_fd };
+	int ret = ioctl(fn_drm_fd, DRM_IOCTL_GEM_CLOSE, &gem_close) ? -errno : 0;
+
+	fn_buf_cleanup(c);
+	return ret;
+}
+
+static const struct failnth_call fn_import = {
+	.name = "import", .prepare = fn_buf_prepare, .call = fn_import_call,
+	.undo = fn_import_undo, .cleanup = fn_buf_cleanup,
+};
 static const struct failnth_call fn_sync_start = {
 	.name = "sync-start", .prepare = fn_buf_prepare,
 	.call = fn_sync_start_call, .undo = fn_sync_start_undo,
@@ -1267,6 +1296,38 @@ TEST_F_TIMEOUT(heap, failnth_mmap_touch, 600)
 	ASSERT_EQ(0, sigaction(SIGBUS, &sa, &old));
 	failnth_loop(_metadata, self->heap_fd, variant->heap, &fn_mmap, ONE_MIB);
 	sigaction(SIGBUS, &old, NULL);
+}
+
+/*
+ * vgem's import of a system heap buffer (the helpers' attach and map,
+ * which every page-backed heap shares) with each allocation failed in
+ * turn: ENOMEM and nothing left, and kmemleak, at the end of the boot,
+ * finds nothing of a failed attach.
+ */
+FIXTURE(vgem_import) {
+	int heap_fd;
+};
+
+FIXTURE_SETUP(vgem_import)
+{
+	self->heap_fd = heap_open("system");
+	fn_drm_fd = open_vgem();
+	if (fn_drm_fd < 0 || self->heap_fd < 0)
+		SKIP(return, "no vgem or no system heap");
+}
+
+FIXTURE_TEARDOWN(vgem_import)
+{
+	if (self->heap_fd >= 0)
+		close(self->heap_fd);
+	if (fn_drm_fd >= 0)
+		close(fn_drm_fd);
+	fn_drm_fd = -1;
+}
+
+TEST_F_TIMEOUT(vgem_import, failnth_system_heap_buffer, 600)
+{
+	failnth_loop(_metadata, self->heap_fd, "system", &fn_import, ONE_MIB);
 }
 
 TEST_F_TIMEOUT(heap, failnth_sync, 600)

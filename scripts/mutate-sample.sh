@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make test's sample of the mutation run: MUTATE_SAMPLE (default 1)
-# mutants that kunit/mutation-baseline lists as killed, chosen by the
+# mutants that kunit/mutation-baseline lists as killed by a KUnit boot
+# (not those only the kselftest stage kills: too long), chosen by the
 # repository's commit id (each commit samples others: scripts/mutate.py
 # sample), made again from the tree and run by scripts/mutate.sh, which
 # neither reads nor writes the result cache (MUTATE_FORCE=1

@@ -60,7 +60,8 @@ mpy=("$REPO/scripts/mutate.py")
 mkdir -p "$MDIR"
 command -v spatch >/dev/null || die "spatch is missing: apt-get install coccinelle"
 
-# The boots of a mutant of FILE, in order: NAME|ENV|GLOB|KERNEL ARGS.
+# The boots of a mutant of FILE, in order: NAME|ENV|GLOB|KERNEL ARGS|CHECK,
+# CHECK a script of scripts/ that the boot's console must also pass.
 stages() {
 	local glob=""
 
@@ -77,7 +78,8 @@ stages() {
 	echo "swiotlb||dma_heap_[chs][aey][glnr]*|swiotlb=4096,force"
 	case $1 in
 	*/cma_heap.c | */carveout_heap.c)
-		echo "nocma|DMA_HEAPS_CMA=0|dma_heap_cma_setup.only_the_default_area_has_heaps|"
+		# run_kunit.sh's kunit-nocma: its bad dma_heap.carveout= too.
+		echo "nocma|DMA_HEAPS_CMA=0|dma_heap_cma_setup.only_the_default_area_has_heaps|$("$REPO/scripts/check-nocma-console.sh" --args | tr '\n' ' ')|check-nocma-console.sh"
 		;;
 	*/dma-heap.c)
 		for t in majors class kobj; do
@@ -145,8 +147,8 @@ kselftest() {
 # boot STAGE-LINE OUT: one boot; prints "killed WHY", "timeout WHY" or
 # "survived".
 boot() {
-	local name env glob args t0 rc=0 a
-	IFS='|' read -r name env glob args <<<"$1"
+	local name env glob args check t0 rc=0 a out why
+	IFS='|' read -r name env glob args check <<<"$1"
 	if [ "$name" = kselftest ]; then
 		kselftest "$glob" "$2"
 		return
@@ -204,7 +206,12 @@ boot() {
 		echo "timeout $name: no end after ${tmo}s"
 		return
 	fi
-	"${mpy[@]}" judge "$name" "$2.json" "$2.console" "$rc" "$glob"
+	out=$("${mpy[@]}" judge "$name" "$2.json" "$2.console" "$rc" "$glob")
+	if [ "$out" = survived ] && [ -n "$check" ] &&
+		! why=$("$REPO/scripts/$check" "$2.console"); then
+		out="killed $name: console: $(echo "$why" | tr "\n" ";")"
+	fi
+	echo "$out"
 }
 
 # pristine FILE...: each stage of FILEs' mutants passes on the unmutated

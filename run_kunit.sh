@@ -568,10 +568,19 @@ for arch in $KUNIT_ARCHES; do
 	if [ $full = 1 ] && grep -q '^CONFIG_MEMCG=y' "$build_dir/.config"; then
 		# dma_heap.mem_accounting=1 with cgroup.memory=nokmem: nothing
 		# can be charged; two buffers are had, and the boot says so once.
+		# And, in the same boot, a dma_heap.carveout= over the kernel's
+		# .brk (early page tables, reserved only after the command line
+		# is parsed; nokaslr puts it where System.map says, less
+		# __START_KERNEL_map): refused, no heap (a heap there oopsed at
+		# boot).
 		echo dma_heap_system >"$RESULTS/kunit-nokmem.expected"
+		brk=$(awk '$3 == "__brk_base" { print $1 }' "$build_dir/System.map")
+		brk=$(printf '%#x' $((0x${brk:-0} - 0xffffffff80000000)))
 		boot kunit-nokmem 300 "$RESULTS/kunit-nokmem.expected" \
 			--kernel_args cgroup.memory=nokmem \
 			--kernel_args dma_heap.mem_accounting=1 \
+			--kernel_args nokaslr \
+			--kernel_args "dma_heap.carveout=64K@$brk:kunit-brk" \
 			'dma_heap_system.buffers_are_had_where_kernel_memory_is_not_accounted'
 		c=$(console kunit-nokmem)
 		if [ "$(grep -c 'dma_heap: mem_accounting is on, but kernel memory is not accounted' "$c")" = 1 ] &&
@@ -579,6 +588,12 @@ for arch in $KUNIT_ARCHES; do
 			result 1 "kunit-nokmem: buffers are had, and the boot says once that none is charged"
 		else
 			result 0 "kunit-nokmem: buffers are had, and the boot says once that none is charged (see $c)"
+		fi
+		if grep -q "dma_heap: carveout=64K@$brk:kunit-brk: overlaps memory the kernel reserved at boot .* (-16); no heap" "$c" &&
+			! grep -q 'dma_heap: carveout kunit-brk:' "$c"; then
+			result 1 "kunit-nokmem: a dma_heap.carveout= over the kernel's .brk ($brk) is refused"
+		else
+			result 0 "kunit-nokmem: a dma_heap.carveout= over the kernel's .brk ($brk) is refused (see $c)"
 		fi
 	fi
 	if [ $full = 1 ]; then

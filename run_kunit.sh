@@ -297,12 +297,21 @@ regions() {
 # device_tree NAME DTSI: the device tree of kunit/qemu_arm64.py's machine
 # with the /reserved-memory regions of DTSI (scripts/arm64-dtb.sh), in
 # $build_dir/regions.dtb, exported as DMA_HEAPS_DTB for the boots that
-# follow; when it cannot be made, a failed result of boot NAME.
+# follow, with an initrd, DMA_HEAPS_INITRD, for the regions over it: an
+# empty initramfs (a newc archive's trailer) padded with zeros to 4 MiB,
+# which the kernel unpacks, then frees; when it cannot be made, a failed
+# result of boot NAME.
 device_tree() {
 	if DMA_HEAPS_DT_REGIONS=$2 "$REPO/scripts/arm64-dtb.sh" \
 		"$build_dir/regions.dtb" -machine virt -cpu cortex-a57 -m 2048 \
-		-smp "${DMA_HEAPS_SMP:-2}"; then
+		-smp "${DMA_HEAPS_SMP:-2}" &&
+		python3 -c 'import sys
+a = ("070701" + "%08x" * 13 % (0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 11, 0) +
+     "TRAILER!!!\0").encode()
+open(sys.argv[1], "wb").write(a.ljust(4 << 20, b"\0"))' \
+			"$build_dir/regions.initrd"; then
 		export DMA_HEAPS_DTB=$build_dir/regions.dtb
+		export DMA_HEAPS_INITRD=$build_dir/regions.initrd
 	else
 		result 0 "$1: scripts/arm64-dtb.sh made a device tree"
 	fi
@@ -395,7 +404,7 @@ for arch in $KUNIT_ARCHES; do
 					result 0 "kunit-arm64-swiotlb: swiotlb=4096,force is set up (no \"software IO TLB:\" line or no swiotlb= on the command line)"
 				fi
 			fi
-			unset DMA_HEAPS_DTB
+			unset DMA_HEAPS_DTB DMA_HEAPS_INITRD
 			[ $full = 0 ] || arm64_static_checks
 			times="$times arm64: build $((t1 - t0))s, run $(($(date +%s) - t1))s;"
 			continue
@@ -418,7 +427,7 @@ for arch in $KUNIT_ARCHES; do
 			glob=("$@")
 			[ $# != 0 ] || glob=('*.[!n]*')
 			boot kunit-arm64-64k 1200 "$expected" "${glob[@]}"
-			unset DMA_HEAPS_DTB
+			unset DMA_HEAPS_DTB DMA_HEAPS_INITRD
 			two_cpus kunit-arm64-64k
 			regions kunit-arm64-64k "$REPO/kunit/arm64-64k-regions.expected"
 			c=$(console kunit-arm64-64k)

@@ -5,12 +5,14 @@
 # DMA_HEAPS_CMA (default 64M) for the CMA and chunk heaps.  cortex-a57:
 # the CPU kunit.py's own configuration boots.  DMA_HEAPS_DTB=file boots
 # with that device tree (scripts/arm64-dtb.sh: QEMU's own with
-# /reserved-memory regions added), whose default CMA region replaces cma=.
+# /reserved-memory regions added), whose default CMA region replaces cma=;
+# DMA_HEAPS_INITRD=file with it boots with that initrd.
 import os
 
 from ..qemu_config import QemuArchParams
 
 _DTB = os.environ.get('DMA_HEAPS_DTB', '')
+_INITRD = os.environ.get('DMA_HEAPS_INITRD', '')
 
 QEMU_ARCH = QemuArchParams(linux_arch='arm64',
 			   kconfig='''
@@ -24,4 +26,5 @@ CONFIG_SERIAL_AMBA_PL011_CONSOLE=y''',
 			   extra_qemu_params=['-machine', 'virt', '-cpu', 'cortex-a57',
 					      '-m', '2048',
 					      '-smp', os.environ.get('DMA_HEAPS_SMP', '2')] +
-					     (['-dtb', _DTB] if _DTB else []))
+					     (['-dtb', _DTB] if _DTB else []) +
+					     (['-initrd', _INITRD] if _DTB and _INITRD else []))

@@ -128,27 +128,8 @@ build() {
 		else
 			cat "$REPO/kunit/$arch.config"
 		fi >"$frag"
-		# kunitconfig without the options that fragment sets, on or
-		# off, plus the fragment.
 		cfg=$build_dir/kunitconfig-$arch
-		{
-			awk 'NR == FNR {
-				if (match($0, /^(# )?CONFIG_[A-Za-z0-9_]+/))
-					set[substr($0, RSTART, RLENGTH)] = 1
-				next
-			}
-			{
-				o = $0
-				if (match(o, /^(# )?CONFIG_[A-Za-z0-9_]+/)) {
-					o = substr(o, RSTART, RLENGTH)
-					sub(/^# /, "", o)
-					if (o in set || ("# " o) in set)
-						next
-				}
-				print
-			}' "$frag" "$KUNITCONFIG"
-			cat "$frag"
-		} >"$cfg"
+		kunitconfig_with "$frag" "$KUNITCONFIG" >"$cfg"
 	fi
 	common=(--arch="$karch" --qemu_config "$qemu" --build_dir "$build_dir" "${cross[@]}")
 	if [ "${SKIP_BUILD:-0}" = 1 ]; then
@@ -297,19 +278,13 @@ regions() {
 # device_tree NAME DTSI: the device tree of kunit/qemu_arm64.py's machine
 # with the /reserved-memory regions of DTSI (scripts/arm64-dtb.sh), in
 # $build_dir/regions.dtb, exported as DMA_HEAPS_DTB for the boots that
-# follow, with an initrd, DMA_HEAPS_INITRD, for the regions over it: an
-# empty initramfs (a newc archive's trailer) padded with zeros to 4 MiB,
-# which the kernel unpacks, then frees; when it cannot be made, a failed
-# result of boot NAME.
+# follow, with an initrd, DMA_HEAPS_INITRD, for the regions over it
+# (empty_initrd); when they cannot be made, a failed result of boot NAME.
 device_tree() {
 	if DMA_HEAPS_DT_REGIONS=$2 "$REPO/scripts/arm64-dtb.sh" \
 		"$build_dir/regions.dtb" -machine virt -cpu cortex-a57 -m 2048 \
 		-smp "${DMA_HEAPS_SMP:-2}" &&
-		python3 -c 'import sys
-a = ("070701" + "%08x" * 13 % (0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 11, 0) +
-     "TRAILER!!!\0").encode()
-open(sys.argv[1], "wb").write(a.ljust(4 << 20, b"\0"))' \
-			"$build_dir/regions.initrd"; then
+		empty_initrd "$build_dir/regions.initrd"; then
 		export DMA_HEAPS_DTB=$build_dir/regions.dtb
 		export DMA_HEAPS_INITRD=$build_dir/regions.initrd
 	else

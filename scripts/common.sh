@@ -48,6 +48,37 @@ cc_make_opt() {
 	fi
 }
 
+# kunitconfig_with FRAGMENT KUNITCONFIG: KUNITCONFIG without the options
+# that FRAGMENT sets, on or off, then FRAGMENT: each option once.
+kunitconfig_with() {
+	awk 'NR == FNR {
+		if (match($0, /^(# )?CONFIG_[A-Za-z0-9_]+/))
+			set[substr($0, RSTART, RLENGTH)] = 1
+		next
+	}
+	{
+		o = $0
+		if (match(o, /^(# )?CONFIG_[A-Za-z0-9_]+/)) {
+			o = substr(o, RSTART, RLENGTH)
+			sub(/^# /, "", o)
+			if (o in set || ("# " o) in set)
+				next
+		}
+		print
+	}' "$1" "$2"
+	cat "$1"
+}
+
+# empty_initrd FILE: an initrd of 4 MiB, an empty initramfs (a newc
+# archive's trailer) padded with zeros, which the kernel unpacks, then
+# frees: for the arm64 boots' device-tree regions over the initrd.
+empty_initrd() {
+	python3 -c 'import sys
+a = ("070701" + "%08x" * 13 % (0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 11, 0) +
+     "TRAILER!!!\0").encode()
+open(sys.argv[1], "wb").write(a.ljust(4 << 20, b"\0"))' "$1"
+}
+
 # merge_fragment SRC BUILD FRAGMENT: configure BUILD as "make allnoconfig"
 # of the tree SRC plus FRAGMENT.  An option of FRAGMENT that SRC has but the
 # .config lacks means a missing dependency: fail, naming it.  One that SRC

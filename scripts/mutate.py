@@ -51,13 +51,6 @@ BASELINE = os.path.join(REPO, "kunit", "mutation-baseline")
 OPERATORS = ["error-return", "negate", "bound", "release", "refcount",
              "zeroing", "sync", "sync-dir"]
 TEST_FILE = re.compile(r"(test|kunit)[^/]*\.[ch]$")
-# Files whose series code the x86_64 KUnit kernel does not build: the
-# device-tree reserved-memory code of contiguous.c (CONFIG_OF_RESERVED_MEM)
-# is arm64's.  Their mutants are made and reported, not run ("not run"):
-# scripts/mutate.sh boots x86_64 only.
-NOT_ON_X86 = {"kernel/dma/contiguous.c": "the device-tree code is built for arm64 only"}
-
-
 def git(*args, cwd=KDIR):
     return subprocess.run(["git", *args], cwd=cwd, check=True,
                           capture_output=True, text=True).stdout
@@ -98,7 +91,9 @@ def tests_fingerprint():
     for line in sorted(out.splitlines()):
         if TEST_FILE.search(line):
             h.update(line.encode())
-    for f in ("kunitconfig", "kunit/qemu_x86_64.py"):
+    for f in ("kunitconfig", "kunit/qemu_x86_64.py", "kunit/qemu_arm64.py",
+              "kunit/arm64.config", "kunit/arm64-regions.dtsi",
+              "kunit/arm64-regions.expected"):
         with open(os.path.join(REPO, f), "rb") as fh:
             h.update(fh.read())
     return h.hexdigest()[:12]
@@ -231,8 +226,6 @@ def cmd_plan():
             continue
         if not ids and m["id"] in eq:
             continue
-        if m["file"] in NOT_ON_X86:
-            continue
         r = load_result(m)
         if r and not force and (r["status"] != "survived" or r.get("tests") == fp):
             continue
@@ -347,7 +340,9 @@ def cmd_report(baseline):
            "WARNING, KASAN, lockdep, kmemleak: `scripts/kernel_log.py`), or a boot",
            "hangs (its guest idle for 40 s, or past its timeout).  The boots, in order,",
            "until one kills it: the mutated file's own suites, every suite, the swiotlb",
-           "boot, the nocma or init boots for some files, and last the kselftest kernel",
+           "boot, the nocma, init or arm64 boots for some files (arm64: the device-tree",
+           "code of `carveout_heap.c` and `contiguous.c`, with the regions of",
+           "`kunit/arm64-regions.dtsi`), and last the kselftest kernel",
            "with `dma-heap-test` (leaks, memory cgroups, module unload).",
            "`docs/harness.md` and `scripts/mutate.sh` say more.  `make test` runs one",
            "killed mutant of `kunit/mutation-baseline`, chosen by the commit id, in the",
@@ -363,9 +358,6 @@ def cmd_report(baseline):
     done = tot[1] + tot[2]
     out += ["", f"Killed {tot[1]} of the {done} non-equivalent mutants run"
             + (f" ({100 * tot[1] // done}%)" if done else "") + "."]
-    for f, why in NOT_ON_X86.items():
-        if f in files:
-            out += ["", f"`{f}`: not run, {why} and `make mutate` boots x86_64 only."]
     out += ["", "## Survivors and equivalent mutants", ""]
     if not survivors:
         out.append("None.")

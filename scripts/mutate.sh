@@ -13,7 +13,13 @@
 #   main     every suite, cma=64M (run_kunit.sh's kunit-main)
 #   swiotlb  swiotlb=4096,force and run_kunit.sh's glob of that boot
 #   and for some files the boots that reach code the others cannot:
-#   nocma (cma_heap.c, carveout_heap.c), init-* (dma-heap.c);
+#   nocma (cma_heap.c, carveout_heap.c), init-* (dma-heap.c), and arm64
+#            (carveout_heap.c, contiguous.c: their device-tree code,
+#            which only arm64 builds): the arm64 KUnit kernel
+#            (run_kunit.sh's kunit-arm64 kernel, in the slot's
+#            build-arm64) with the device tree and initrd of run_kunit.sh's
+#            kunit-arm64 boot, dma_heap_of_regions, and the console held
+#            to kunit/arm64-regions.expected (check-regions-console.sh);
 #   kselftest  last, for every file: the kselftest kernel (debug) built
 #            from the worktree, booted with dma-heap-test alone
 # Killed: a case failed, kunit.py failed (a crash, no results), a suite of
@@ -75,7 +81,8 @@ stages() {
 	esac
 	[ -z "$glob" ] || echo "file||$glob|"
 	echo "main|||"
-	echo "swiotlb||dma_heap_[chs][aey][glnr]*|swiotlb=4096,force"
+	[ "${1##*/}" = contiguous.c ] ||
+		echo "swiotlb||dma_heap_[chs][aey][glnr]*|swiotlb=4096,force"
 	case $1 in
 	*/cma_heap.c | */carveout_heap.c)
 		# run_kunit.sh's kunit-nocma: its bad dma_heap.carveout= too.
@@ -85,6 +92,11 @@ stages() {
 		for t in majors class kobj; do
 			echo "init-$t||dma_heap_init|dma_heap_init_test.take=$t"
 		done
+		;;
+	esac
+	case $1 in
+	*/carveout_heap.c | */contiguous.c)
+		echo "arm64||dma_heap_of_regions||check-regions-console.sh"
 		;;
 	esac
 	# Last, what only userspace reaches: the kselftest kernel (a debug
@@ -124,6 +136,29 @@ build() {
 	fi
 }
 
+# build_arm64: the arm64 KUnit kernel of the worktree, in the slot's
+# build-arm64: kunitconfig with kunit/arm64.config and
+# kunit/arm64-selftest.config, the .config of run_kunit.sh's kunit-arm64, so
+# that ccache has its objects; kunit.py configures
+# it the first time, make builds it after.
+build_arm64() {
+	local b=$bd-arm64 cc=aarch64-linux-gnu-
+
+	mkdir -p "$b"
+	cat "$REPO/kunit/arm64.config" "$REPO/kunit/arm64-selftest.config" >"$b/arm64.config"
+	kunitconfig_with "$b/arm64.config" "$REPO/kunitconfig" >"$b/kunitconfig.new"
+	if [ ! -f "$b/.config" ] || ! cmp -s "$b/kunitconfig.new" "$b/kunitconfig.src"; then
+		mv "$b/kunitconfig.new" "$b/kunitconfig.src"
+		(cd "$wt" && nice "$kunit_py" build --arch=arm64 --cross_compile "$cc" \
+			--qemu_config "$REPO/kunit/qemu_arm64.py" --build_dir "$b" \
+			--kunitconfig "$b/kunitconfig.src" --jobs "$JOBS" \
+			--make_options "$(cc_make_opt "$cc")" </dev/null) >"$b/build.log" 2>&1
+	else
+		nice make -s -C "$wt" O="$b" ARCH=arm64 CROSS_COMPILE="$cc" \
+			"$(cc_make_opt "$cc")" -j"$JOBS" Image.gz </dev/null >"$b/build.log" 2>&1
+	fi
+}
+
 # kselftest GLOB OUT: the kselftest stage, selftests/run-selftests.sh's
 # main boot of the binaries GLOB with the worktree's kernel, built in the
 # slot's build-selftest (ccache: "../linux" as for make test's).
@@ -156,14 +191,25 @@ boot() {
 	# An oops panics the kernel, and the panic ends the boot (kunit.py
 	# boots QEMU with -no-reboot): else a case thread that died waits
 	# for KUnit's 300 s case timeout.
-	local cmd=(nice "$kunit_py" exec --arch=x86_64 --qemu_config "$REPO/kunit/qemu_x86_64.py"
-		--build_dir "$bd" --timeout "$tmo" --json="$2.json"
+	local b=$bd arch=(--arch=x86_64 --qemu_config "$REPO/kunit/qemu_x86_64.py")
+	if [ "$name" = arm64 ]; then
+		if ! build_arm64; then
+			echo "unbuilt arm64: does not build: $(grep -m1 -E 'error' "$bd-arm64/build.log" || true)"
+			return
+		fi
+		b=$bd-arm64
+		arch=(--arch=arm64 --cross_compile aarch64-linux-gnu-
+			--qemu_config "$REPO/kunit/qemu_arm64.py")
+		env="DMA_HEAPS_DTB=$MDIR/arm64-regions.dtb DMA_HEAPS_INITRD=$MDIR/arm64-regions.initrd"
+	fi
+	local cmd=(nice "$kunit_py" exec "${arch[@]}"
+		--build_dir "$b" --timeout "$tmo" --json="$2.json"
 		--kernel_args oops=panic --kernel_args panic=-1)
 	for a in $args; do
 		cmd+=(--kernel_args "$a")
 	done
 	[ -z "$glob" ] || cmd+=("$glob")
-	rm -f "$bd/test.log" "$2.json"
+	rm -f "$b/test.log" "$2.json"
 	t0=$(date +%s)
 	# The first failed case kills the mutant: its boot ends there
 	# (kunit.py prints each result as it parses it, unbuffered here).
@@ -197,7 +243,7 @@ boot() {
 		ticks=$tk
 	done
 	wait "$kpid" || rc=$?
-	cp "$bd/test.log" "$2.console" 2>/dev/null || : >"$2.console"
+	cp "$b/test.log" "$2.console" 2>/dev/null || : >"$2.console"
 	if [ -n "$hung" ]; then
 		echo "timeout $name: the guest idle for ${idle}s, hung"
 		return
@@ -299,6 +345,15 @@ main() {
 	n=$(wc -l <"$plan")
 	echo "mutate: $n mutants to run ($(cut -f2 "$plan" | sort -u | tr '\n' ' '))"
 	if [ "$n" != 0 ]; then
+		# The arm64 stage's device tree and initrd (run_kunit.sh's
+		# kunit-arm64 boot's).
+		if cut -f2 "$plan" | grep -q -E '/(carveout_heap|contiguous)\.c$'; then
+			DMA_HEAPS_DT_REGIONS=$REPO/kunit/arm64-regions.dtsi \
+				"$REPO/scripts/arm64-dtb.sh" "$MDIR/arm64-regions.dtb" \
+				-machine virt -cpu cortex-a57 -m 2048 -smp 2 ||
+				die "scripts/arm64-dtb.sh failed"
+			empty_initrd "$MDIR/arm64-regions.initrd"
+		fi
 		worktree 0
 		build || die "the unmutated kernel does not build (see $bd/build.log)"
 		export DMA_HEAPS_ACCEL=${DMA_HEAPS_ACCEL:-$("$REPO/scripts/probe-kvm.sh" "$bd/arch/x86/boot/bzImage")}

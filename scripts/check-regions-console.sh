@@ -8,6 +8,8 @@
 set -u
 . "$(dirname "$0")/common.sh"
 
-bad=$("$REPO/scripts/check-regions.py" arm64 "$1" "$1" \
-	"$REPO/kunit/arm64-regions.expected" | sed -n 's/^0 //p')
+out=$("$REPO/scripts/check-regions.py" arm64 "$1" "$1" \
+	"$REPO/kunit/arm64-regions.expected") ||
+	{ echo "scripts/check-regions.py failed"; exit 1; }
+bad=$(sed -n 's/^0 //p' <<<"$out")
 [ -z "$bad" ] || { echo "$bad"; exit 1; }

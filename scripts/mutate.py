@@ -92,8 +92,9 @@ def tests_fingerprint():
         if TEST_FILE.search(line):
             h.update(line.encode())
     for f in ("kunitconfig", "kunit/qemu_x86_64.py", "kunit/qemu_arm64.py",
-              "kunit/arm64.config", "kunit/arm64-regions.dtsi",
-              "kunit/arm64-regions.expected"):
+              "kunit/arm64.config", "kunit/arm64-selftest.config",
+              "kunit/arm64-regions.dtsi", "kunit/arm64-regions.expected",
+              "scripts/check-regions.py", "scripts/check-regions-console.sh"):
         with open(os.path.join(REPO, f), "rb") as fh:
             h.update(fh.read())
     return h.hexdigest()[:12]

@@ -79,10 +79,15 @@ stages() {
 	*/chunk_heap.c) glob='dma_heap_chunk' ;;
 	*/carveout_heap.c) glob='dma_heap_carveout' ;;
 	esac
+	# contiguous.c: the series' code there is the device-tree code, which
+	# only the arm64 stage builds.
+	if [ "${1##*/}" = contiguous.c ]; then
+		echo "arm64||dma_heap_of_regions||check-regions-console.sh"
+		return
+	fi
 	[ -z "$glob" ] || echo "file||$glob|"
 	echo "main|||"
-	[ "${1##*/}" = contiguous.c ] ||
-		echo "swiotlb||dma_heap_[chs][aey][glnr]*|swiotlb=4096,force"
+	echo "swiotlb||dma_heap_[chs][aey][glnr]*|swiotlb=4096,force"
 	case $1 in
 	*/cma_heap.c | */carveout_heap.c)
 		# run_kunit.sh's kunit-nocma: its bad dma_heap.carveout= too.
@@ -94,11 +99,8 @@ stages() {
 		done
 		;;
 	esac
-	case $1 in
-	*/carveout_heap.c | */contiguous.c)
+	[ "${1##*/}" != carveout_heap.c ] ||
 		echo "arm64||dma_heap_of_regions||check-regions-console.sh"
-		;;
-	esac
 	# Last, what only userspace reaches: the kselftest kernel (a debug
 	# kernel: kmemleak sees a leak, KASAN a use after free) and
 	# dma-heap-test (memory cgroups, module unload, real importers).
@@ -200,7 +202,7 @@ boot() {
 		b=$bd-arm64
 		arch=(--arch=arm64 --cross_compile aarch64-linux-gnu-
 			--qemu_config "$REPO/kunit/qemu_arm64.py")
-		env="DMA_HEAPS_DTB=$MDIR/arm64-regions.dtb DMA_HEAPS_INITRD=$MDIR/arm64-regions.initrd"
+		env="DMA_HEAPS_DTB=$regions.dtb DMA_HEAPS_INITRD=$regions.initrd"
 	fi
 	local cmd=(nice "$kunit_py" exec "${arch[@]}"
 		--build_dir "$b" --timeout "$tmo" --json="$2.json"
@@ -268,7 +270,11 @@ pristine() {
 		stages "$f"
 	done | sort -u | while read -r s; do
 		name=${s%%|*}
-		v=$MDIR/pristine/$head-$name-$(md5sum <"$REPO/scripts/mutate.sh" | cut -c1-8)
+		v=$MDIR/pristine/$head-$name-$(cd "$REPO" && cat scripts/mutate.sh \
+			scripts/check-regions.py scripts/check-regions-console.sh \
+			kunit/qemu_arm64.py kunit/arm64.config kunit/arm64-selftest.config \
+			kunit/arm64-regions.dtsi kunit/arm64-regions.expected |
+			md5sum | cut -c1-8)
 		[ ! -f "$v" ] || continue
 		mkdir -p "$MDIR/pristine"
 		echo "unmutated kernel: boot $name"
@@ -292,7 +298,10 @@ run_one() {
 		echo "$id: the patch does not apply" >&2
 		return 1
 	fi
-	if ! build; then
+	# The x86_64 kernel, unless only the arm64 stage boots (it builds its
+	# own).
+	if stages "$file" | grep "^${MUTATE_STAGE:-[^|]*}|" | grep -q -v '^arm64|' &&
+		! build; then
 		status=unbuilt
 		why="does not build: $(grep -m1 -E 'error' "$bd/build.log" || true)"
 	else
@@ -340,6 +349,8 @@ slot() {
 main() {
 	head=$(git -C "$KDIR" rev-parse HEAD)
 	start=$(date +%s)
+	# The arm64 stage's device tree and initrd, this slot's own.
+	regions=$MDIR/${MUTATE_SLOT:-}arm64-regions
 	plan=$MDIR/${MUTATE_SLOT:-}plan
 	"${mpy[@]}" plan >"$plan"
 	n=$(wc -l <"$plan")
@@ -349,10 +360,13 @@ main() {
 		# kunit-arm64 boot's).
 		if cut -f2 "$plan" | grep -q -E '/(carveout_heap|contiguous)\.c$'; then
 			DMA_HEAPS_DT_REGIONS=$REPO/kunit/arm64-regions.dtsi \
-				"$REPO/scripts/arm64-dtb.sh" "$MDIR/arm64-regions.dtb" \
-				-machine virt -cpu cortex-a57 -m 2048 -smp 2 ||
+				"$REPO/scripts/arm64-dtb.sh" "$regions.dtb.new" \
+				-machine virt -cpu cortex-a57 -m 2048 \
+				-smp "${DMA_HEAPS_SMP:-2}" ||
 				die "scripts/arm64-dtb.sh failed"
-			empty_initrd "$MDIR/arm64-regions.initrd"
+			empty_initrd "$regions.initrd.new"
+			mv "$regions.dtb.new" "$regions.dtb"
+			mv "$regions.initrd.new" "$regions.initrd"
 		fi
 		worktree 0
 		build || die "the unmutated kernel does not build (see $bd/build.log)"

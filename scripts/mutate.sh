@@ -262,12 +262,12 @@ boot() {
 	echo "$out"
 }
 
-# pristine FILE...: each stage of FILEs' mutants passes on the unmutated
+# pristine FILE...: each stage of FILEs' mutants (of MUTATE_STAGE, if set) passes on the unmutated
 # kernel (once per commit of $KDIR).
 pristine() {
 	local f s name v
 	for f in "$@"; do
-		stages "$f"
+		stages "$f" | grep "^${MUTATE_STAGE:-[^|]*}|"
 	done | sort -u | while read -r s; do
 		name=${s%%|*}
 		v=$MDIR/pristine/$head-$name-$(cd "$REPO" && cat scripts/mutate.sh \

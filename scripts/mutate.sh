@@ -262,8 +262,8 @@ boot() {
 	echo "$out"
 }
 
-# pristine FILE...: each stage of FILEs' mutants (of MUTATE_STAGE, if set) passes on the unmutated
-# kernel (once per commit of $KDIR).
+# pristine FILE...: each stage of FILEs' mutants (MUTATE_STAGE's only, if
+# set) passes on the unmutated kernel (once per commit of $KDIR).
 pristine() {
 	local f s name v
 	for f in "$@"; do

@@ -9,6 +9,8 @@
                                   ID FILE PATCH (cached results left out
                                   unless $MUTATE_FORCE=1; $MUTATE_IDS,
                                   $MUTATE_LIMIT restrict)
+  mutate.py fingerprint           the hash of the tests and the harness's
+                                  inputs that a boot reads
   mutate.py judge STAGE JSON CONSOLE RC GLOB
                                   "killed WHY" or "survived" for one boot
   mutate.py record ID STATUS TIME WHY...
@@ -399,6 +401,8 @@ def main():
         print("\n".join(production_files()))
     elif cmd == "plan":
         cmd_plan()
+    elif cmd == "fingerprint":
+        print(tests_fingerprint())
     elif cmd == "judge":
         cmd_judge(*sys.argv[2:7])
     elif cmd == "record":

@@ -69,7 +69,7 @@ command -v spatch >/dev/null || die "spatch is missing: apt-get install coccinel
 # The boots of a mutant of FILE, in order: NAME|ENV|GLOB|KERNEL ARGS|CHECK,
 # CHECK a script of scripts/ that the boot's console must also pass.
 stages() {
-	local glob=""
+	local glob="" arm64="arm64||dma_heap_of_regions||check-regions-console.sh"
 
 	case $1 in
 	*/heap-helpers.c) glob='dma_heap_helpers*' ;;
@@ -82,7 +82,7 @@ stages() {
 	# contiguous.c: the series' code there is the device-tree code, which
 	# only the arm64 stage builds.
 	if [ "${1##*/}" = contiguous.c ]; then
-		echo "arm64||dma_heap_of_regions||check-regions-console.sh"
+		echo "$arm64"
 		return
 	fi
 	[ -z "$glob" ] || echo "file||$glob|"
@@ -99,12 +99,17 @@ stages() {
 		done
 		;;
 	esac
-	[ "${1##*/}" != carveout_heap.c ] ||
-		echo "arm64||dma_heap_of_regions||check-regions-console.sh"
+	[ "${1##*/}" != carveout_heap.c ] || echo "$arm64"
 	# Last, what only userspace reaches: the kselftest kernel (a debug
 	# kernel: kmemleak sees a leak, KASAN a use after free) and
 	# dma-heap-test (memory cgroups, module unload, real importers).
 	[ "${MUTATE_KSELFTEST:-1}" = 0 ] || echo "kselftest||dma-heap-test|"
+}
+
+# run_stages FILE: the stages of FILE that this run boots (MUTATE_STAGE's
+# only, if set).
+run_stages() {
+	stages "$1" | grep "^${MUTATE_STAGE:-[^|]*}|"
 }
 
 # worktree SLOT: the worktree and build directory of SLOT, at $KDIR's HEAD.
@@ -265,16 +270,15 @@ boot() {
 # pristine FILE...: each stage of FILEs' mutants (MUTATE_STAGE's only, if
 # set) passes on the unmutated kernel (once per commit of $KDIR).
 pristine() {
-	local f s name v
+	local f s name v fp
+
+	# The harness's inputs that a boot reads (mutate.py's fingerprint).
+	fp=$("${mpy[@]}" fingerprint)
 	for f in "$@"; do
-		stages "$f" | grep "^${MUTATE_STAGE:-[^|]*}|"
+		run_stages "$f"
 	done | sort -u | while read -r s; do
 		name=${s%%|*}
-		v=$MDIR/pristine/$head-$name-$(cd "$REPO" && cat scripts/mutate.sh \
-			scripts/check-regions.py scripts/check-regions-console.sh \
-			kunit/qemu_arm64.py kunit/arm64.config kunit/arm64-selftest.config \
-			kunit/arm64-regions.dtsi kunit/arm64-regions.expected |
-			md5sum | cut -c1-8)
+		v=$MDIR/pristine/$head-$name-$(md5sum <"$REPO/scripts/mutate.sh" | cut -c1-8)-$fp
 		[ ! -f "$v" ] || continue
 		mkdir -p "$MDIR/pristine"
 		echo "unmutated kernel: boot $name"
@@ -300,7 +304,7 @@ run_one() {
 	fi
 	# The x86_64 kernel, unless only the arm64 stage boots (it builds its
 	# own).
-	if stages "$file" | grep "^${MUTATE_STAGE:-[^|]*}|" | grep -q -v '^arm64|' &&
+	if run_stages "$file" | grep -q -v '^arm64|' &&
 		! build; then
 		status=unbuilt
 		why="does not build: $(grep -m1 -E 'error' "$bd/build.log" || true)"
@@ -314,7 +318,7 @@ run_one() {
 				why=${out#* }
 				break
 			fi
-		done < <(stages "$file" | grep "^${MUTATE_STAGE:-[^|]*}|")
+		done < <(run_stages "$file")
 	fi
 	git -C "$wt" checkout -q -- "$file"
 	[ "$status" != timeout ] || why="$why (timeout)"

@@ -54,11 +54,20 @@
 #                         stages' survivors, then again with it)
 # MUTATE_STAGE=NAME       boot this stage only (make test's sample: the
 #                         stage that killed the mutant in the full run)
+# MUTATE_INPLACE=1        no worktree: mutate $KDIR itself and build in
+#                         run_kunit.sh's build directories, then put the
+#                         file back and build them again (make test's
+#                         sample, after every other boot: a worktree's
+#                         checkout and first build are 2.5 min of a cold
+#                         make test).  $KDIR's mutated files must have no
+#                         uncommitted change.
 set -eu
 . "$(dirname "$0")/common.sh"
 
 MDIR=$DMA_HEAPS_CACHE/mutate
 jobs=${MUTATE_JOBS:-1}
+[ "${MUTATE_INPLACE:-0}" != 1 ] || [ "$jobs" = 1 ] ||
+	die "MUTATE_INPLACE=1 runs one mutant at a time"
 tmo=${MUTATE_TIMEOUT:-200}
 kunit_py=tools/testing/kunit/kunit.py
 export DMA_HEAPS_CACHE KDIR
@@ -118,8 +127,18 @@ run_stages() {
 # (CCACHE_BASEDIR, scripts/common.sh), and a first build takes every object
 # but the mutated file's from ccache.
 worktree() {
+	if [ "${MUTATE_INPLACE:-0}" = 1 ]; then
+		# run_kunit.sh's build directories, -debug ones with DEBUG=1.
+		local sfx=""
+		[ "${DEBUG:-0}" != 1 ] || sfx=-debug
+		wt=$KDIR
+		bd=$KUNIT_BUILD$sfx
+		bd64=$KUNIT_BUILD_ARM64$sfx
+		return
+	fi
 	wt=$MDIR/${MUTATE_SLOT:-}$1/linux
 	bd=$MDIR/${MUTATE_SLOT:-}$1/build
+	bd64=$bd-arm64
 	if [ ! -e "$wt/.git" ]; then
 		git -C "$KDIR" worktree prune
 		git -C "$KDIR" worktree add --quiet --detach "$wt" "$head"
@@ -130,13 +149,21 @@ worktree() {
 # build: the KUnit kernel of the worktree; kunit.py configures it the
 # first time, make builds it after.
 build() {
-	if [ ! -f "$bd/.config" ] || [ ! -f "$bd/.kunitconfig" ] ||
-		! cmp -s "$REPO/kunitconfig" "$bd/kunitconfig.src"; then
+	if [ "${MUTATE_INPLACE:-0}" != 1 ] && { [ ! -f "$bd/.config" ] ||
+		[ ! -f "$bd/.kunitconfig" ] ||
+		! cmp -s "$REPO/kunitconfig" "$bd/kunitconfig.src"; }; then
 		mkdir -p "$bd"
 		cp "$REPO/kunitconfig" "$bd/kunitconfig.src"
 		(cd "$wt" && nice "$kunit_py" build --arch=x86_64 --build_dir "$bd" \
 			--kunitconfig "$REPO/kunitconfig" --jobs "$JOBS" \
 			--make_options "$(cc_make_opt)" </dev/null) >"$bd/build.log" 2>&1
+	elif [ "${MUTATE_INPLACE:-0}" = 1 ]; then
+		# run_kunit.sh's make options, gcov's included: the same
+		# command lines, so that only the mutated file is compiled.
+		[ -f "$bd/.config" ] || die "no $bd/.config: run ./run_kunit.sh first"
+		# shellcheck disable=SC2046
+		nice make -s -C "$wt" O="$bd" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" \
+			$(gcov_make_vars) bzImage </dev/null >"$bd/build.log" 2>&1
 	else
 		nice make -s -C "$wt" O="$bd" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" \
 			bzImage </dev/null >"$bd/build.log" 2>&1
@@ -149,8 +176,14 @@ build() {
 # that ccache has its objects; kunit.py configures
 # it the first time, make builds it after.
 build_arm64() {
-	local b=$bd-arm64 cc=aarch64-linux-gnu-
+	local b=$bd64 cc=aarch64-linux-gnu-
 
+	if [ "${MUTATE_INPLACE:-0}" = 1 ]; then
+		[ -f "$b/.config" ] || die "no $b/.config: run ./run_kunit.sh first"
+		nice make -s -C "$wt" O="$b" ARCH=arm64 CROSS_COMPILE="$cc" \
+			"$(cc_make_opt "$cc")" -j"$JOBS" Image.gz </dev/null >"$b/build.log" 2>&1
+		return
+	fi
 	mkdir -p "$b"
 	cat "$REPO/kunit/arm64.config" "$REPO/kunit/arm64-selftest.config" >"$b/arm64.config"
 	kunitconfig_with "$b/arm64.config" "$REPO/kunitconfig" >"$b/kunitconfig.new"
@@ -201,10 +234,10 @@ boot() {
 	local b=$bd arch=(--arch=x86_64 --qemu_config "$REPO/kunit/qemu_x86_64.py")
 	if [ "$name" = arm64 ]; then
 		if ! build_arm64; then
-			echo "unbuilt arm64: does not build: $(grep -m1 -E 'error' "$bd-arm64/build.log" || true)"
+			echo "unbuilt arm64: does not build: $(grep -m1 -E 'error' "$bd64/build.log" || true)"
 			return
 		fi
-		b=$bd-arm64
+		b=$bd64
 		arch=(--arch=arm64 --cross_compile aarch64-linux-gnu-
 			--qemu_config "$REPO/kunit/qemu_arm64.py")
 		env="DMA_HEAPS_DTB=$regions.dtb DMA_HEAPS_INITRD=$regions.initrd"
@@ -297,7 +330,17 @@ run_one() {
 	local log=$MDIR/${MUTATE_SLOT:-}logs/$id
 	mkdir -p "$MDIR/${MUTATE_SLOT:-}logs"
 	t0=$(date +%s)
+	if [ "${MUTATE_INPLACE:-0}" = 1 ] &&
+		! git -C "$wt" diff --quiet HEAD -- "$file"; then
+		echo "$id: $wt/$file has uncommitted changes" >&2
+		return 1
+	fi
 	git -C "$wt" checkout -q -- "$file"
+	if [ "${MUTATE_INPLACE:-0}" = 1 ]; then
+		# The tree is put back however this ends.
+		trap "git -C '$wt' checkout -q -- '$file'" EXIT
+		trap 'exit 130' INT TERM
+	fi
 	if ! git -C "$wt" apply "$patch"; then
 		echo "$id: the patch does not apply" >&2
 		return 1
@@ -320,7 +363,18 @@ run_one() {
 			fi
 		done < <(run_stages "$file")
 	fi
-	git -C "$wt" checkout -q -- "$file"
+	git -C "$wt" checkout -q -- "$file" || die "$wt/$file: not put back"
+	# In place, run_kunit.sh's kernels are built as the tree is again.
+	if [ "${MUTATE_INPLACE:-0}" = 1 ]; then
+		git -C "$wt" diff --quiet HEAD -- "$file" || die "$wt/$file: not put back"
+		trap - EXIT INT TERM
+		if run_stages "$file" | grep -q -v '^arm64|' && ! build; then
+			die "$bd does not build again after mutant $id"
+		fi
+		if run_stages "$file" | grep -q '^arm64|' && ! build_arm64; then
+			die "$bd64 does not build again after mutant $id"
+		fi
+	fi
 	[ "$status" != timeout ] || why="$why (timeout)"
 	[ "$status" != timeout ] || status=killed
 	why=${why//#/}
@@ -338,19 +392,22 @@ run_one() {
 
 # slot N: every jobs-th mutant of the plan from the Nth.
 slot() {
-	local n=$1 i=0 id file patch op line
+	local n=$1 i=0 rc=0 id file patch op line
 	worktree "$n"
-	build || die "the unmutated kernel does not build (see $bd/build.log)"
+	[ "${MUTATE_INPLACE:-0}" = 1 ] || build ||
+		die "the unmutated kernel does not build (see $bd/build.log)"
 	while IFS=$'\t' read -r id file patch op line; do
 		i=$((i + 1))
 		[ $(((i - 1) % jobs)) = "$n" ] || continue
-		run_one "$n" "$id" "$file" "$patch" "$op" "$line" </dev/null || true
+		run_one "$n" "$id" "$file" "$patch" "$op" "$line" </dev/null || rc=1
 	done <"$plan"
+	return $rc
 }
 
 # The whole run is one function, read before it starts: editing this file
 # during a run does not change the run.
 main() {
+	local pids=() failed="" p
 	head=$(git -C "$KDIR" rev-parse HEAD)
 	start=$(date +%s)
 	# The arm64 stage's device tree and initrd, this slot's own.
@@ -373,7 +430,9 @@ main() {
 			mv "$regions.initrd.new" "$regions.initrd"
 		fi
 		worktree 0
-		build || die "the unmutated kernel does not build (see $bd/build.log)"
+		# In place, run_kunit.sh has built the unmutated kernel.
+		[ "${MUTATE_INPLACE:-0}" = 1 ] || build ||
+			die "the unmutated kernel does not build (see $bd/build.log)"
 		export DMA_HEAPS_ACCEL=${DMA_HEAPS_ACCEL:-$("$REPO/scripts/probe-kvm.sh" "$bd/arch/x86/boot/bzImage")}
 		if [ "${MUTATE_PRISTINE:-1}" = 1 ]; then
 			# shellcheck disable=SC2046
@@ -381,11 +440,15 @@ main() {
 		fi
 		for ((k = 0; k < jobs; k++)); do
 			slot "$k" &
+			pids+=($!)
 		done
-		wait
+		for p in "${pids[@]}"; do
+			wait "$p" || failed=1
+		done
 	fi
 	[ "${MUTATE_REPORT:-1}" = 0 ] || "${mpy[@]}" report
 	echo "mutate: $n mutants in $(($(date +%s) - start))s"
+	[ -z "$failed" ] || die "a mutant could not be run (see above)"
 }
 
 main "$@"; exit

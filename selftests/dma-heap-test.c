@@ -2617,6 +2617,142 @@ TEST_F_TIMEOUT(exhaust, system_heap_is_enomem_and_kills_no_one, 300)
 	munmap(e, sizeof(*e));
 }
 
+/* The reserve test: what a task takes once the heap said ENOMEM. */
+#define RESERVE_PIPES		16
+#define RESERVE_PIPE_BYTES	(64 * 1024)
+#define RESERVE_FDS		8192
+
+/* What the exhausting process tells its parent, in shared memory. */
+struct reserve {
+	int held;		/* buffers held */
+	int status;		/* the wait status of the task that took memory */
+};
+
+/*
+ * The task that takes memory of its own once the heap is exhausted:
+ * RESERVE_PIPES pipes of RESERVE_PIPE_BYTES each (1 MiB), filled.  Pipe
+ * buffers are unmovable kernel pages, which no CMA area can give, as a
+ * buffer's pages are.  Exits 0 once they are all written.
+ */
+static void reserve_take(void)
+{
+	static char data[RESERVE_PIPE_BYTES];
+	int p[2], i;
+
+	memset(data, 1, sizeof(data));
+	for (i = 0; i < RESERVE_PIPES; i++) {
+		if (pipe(p) || fcntl(p[1], F_SETPIPE_SZ, RESERVE_PIPE_BYTES) < 0 ||
+		    write(p[1], data, sizeof(data)) != sizeof(data))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/*
+ * The process that exhausts @heap_fd's heap, one buffer at a time: 16 MiB
+ * buffers until one fails, then 1 MiB, then 4 KiB ones, and the next
+ * 4 KiB one must be ENOMEM.  It then forks reserve_take() and waits for
+ * it; its own buffers close as it exits.  Returns 0, or the number of the
+ * step that failed.
+ */
+static int reserve_child(int heap_fd, struct reserve *r)
+{
+	struct rlimit rl = { RESERVE_FDS + 64, RESERVE_FDS + 64 };
+	long n = 0;
+	int *fds, status;
+	pid_t pid;
+
+	fds = calloc(RESERVE_FDS, sizeof(*fds));
+	if (!fds || setrlimit(RLIMIT_NOFILE, &rl))
+		return 1;
+	fill_heap(heap_fd, 16 * ONE_MIB, fds, &n, RESERVE_FDS);
+	fill_heap(heap_fd, ONE_MIB, fds, &n, RESERVE_FDS);
+	fill_heap(heap_fd, 4096, fds, &n, RESERVE_FDS);
+	r->held = n;
+	if (n == RESERVE_FDS || heap_alloc(heap_fd, 4096) != -ENOMEM)
+		return 2;
+	pid = fork();
+	if (pid < 0)
+		return 3;
+	if (!pid)
+		reserve_take();
+	if (waitpid(pid, &status, 0) != pid)
+		return 4;
+	r->status = status;
+	return 0;
+}
+
+/*
+ * A heap that takes pages from the page allocator leaves the kernel its
+ * reserves: once it answers ENOMEM, memory is not exhausted for everyone
+ * else.  A child process fills @heap until ENOMEM and holds the buffers;
+ * a task then takes 1 MiB of unmovable kernel memory (pipe buffers).  That
+ * must succeed without the OOM killer, and once the child has gone the
+ * heap counts no buffer more than before.  A heap that takes pages until
+ * the page allocator refuses them leaves free memory at the min watermark,
+ * where the next allocation that may not fail, anyone's, the export of the
+ * heap's own next buffer included, calls the OOM killer.
+ */
+static void leaves_the_kernel_its_reserve(struct __test_metadata *_metadata,
+					  const char *heap)
+{
+	long kills, buffers;
+	struct reserve *r;
+	int status, kmsg, heap_fd;
+	struct oom_log log;
+	char path[64];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), DMA_HEAP_DIR "/%s", heap);
+	heap_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (heap_fd < 0)
+		SKIP(return, "no %s heap", heap);
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r);
+	r->status = -1;
+	buffers = heap_stat(heap, "buffers");
+	kills = keyed_value("/proc/vmstat", "oom_kill");
+	ASSERT_LE(0, kills);
+	ASSERT_EQ(0, drain_pools());
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, kmsg);
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(reserve_child(heap_fd, r));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	oom_log_read(kmsg, &log);
+	close(kmsg);
+	close(heap_fd);
+	TH_LOG("%s: %d buffers held; %d OOM reports, %d kills", heap, r->held,
+	       log.reports, log.victims);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the exhausting process ended with status %#x", status);
+	EXPECT_TRUE(WIFEXITED(r->status) && !WEXITSTATUS(r->status))
+		TH_LOG("the task that filled %d pipes ended with status %#x",
+		       RESERVE_PIPES, r->status);
+	EXPECT_LT(0, r->held);
+	EXPECT_EQ(0, log.reports) TH_LOG("the OOM killer was called");
+	EXPECT_EQ(0, log.victims) TH_LOG("the OOM killer killed a task");
+	EXPECT_EQ(kills, keyed_value("/proc/vmstat", "oom_kill"));
+	EXPECT_EQ(buffers, heap_stat(heap, "buffers"));
+	EXPECT_EQ(0, drain_pools());
+	munmap(r, sizeof(*r));
+}
+
+TEST_F_TIMEOUT(exhaust, system_heap_leaves_the_kernel_its_reserve, 300)
+{
+	leaves_the_kernel_its_reserve(_metadata, "system");
+}
+
+TEST_F_TIMEOUT(exhaust, system_contig_heap_leaves_the_kernel_its_reserve, 300)
+{
+	leaves_the_kernel_its_reserve(_metadata, "system-contig");
+}
+
 /* Churn test: the test module, its arguments, the users, a bound. */
 #define CHURN_MODULE		"/tests/dma_heap_churn_test.ko"
 #define CHURN_NAME		"dma_heap_churn_test"

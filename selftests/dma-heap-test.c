@@ -2620,11 +2620,12 @@ TEST_F_TIMEOUT(exhaust, system_heap_is_enomem_and_kills_no_one, 300)
 /* The reserve test: what a task takes once the heap said ENOMEM. */
 #define RESERVE_PIPES		16
 #define RESERVE_PIPE_BYTES	(64 * 1024)
-#define RESERVE_FDS		8192
+#define RESERVE_FDS		65536
 
 /* What the exhausting process tells its parent, in shared memory. */
 struct reserve {
 	int held;		/* buffers held */
+	long sizes[3];		/* of them, 16 MiB, 1 MiB and 4 KiB ones */
 	int status;		/* the wait status of the task that took memory */
 };
 
@@ -2665,9 +2666,15 @@ static int reserve_child(int heap_fd, struct reserve *r)
 	fds = calloc(RESERVE_FDS, sizeof(*fds));
 	if (!fds || setrlimit(RLIMIT_NOFILE, &rl))
 		return 1;
+	/* The fd table at its full size now, not grown once memory is short. */
+	if (dup2(heap_fd, RESERVE_FDS + 32) < 0 || close(RESERVE_FDS + 32))
+		return 1;
 	fill_heap(heap_fd, 16 * ONE_MIB, fds, &n, RESERVE_FDS);
+	r->sizes[0] = n;
 	fill_heap(heap_fd, ONE_MIB, fds, &n, RESERVE_FDS);
+	r->sizes[1] = n - r->sizes[0];
 	fill_heap(heap_fd, 4096, fds, &n, RESERVE_FDS);
+	r->sizes[2] = n - r->sizes[0] - r->sizes[1];
 	r->held = n;
 	if (n == RESERVE_FDS || heap_alloc(heap_fd, 4096) != -ENOMEM)
 		return 2;
@@ -2727,7 +2734,8 @@ static void leaves_the_kernel_its_reserve(struct __test_metadata *_metadata,
 	oom_log_read(kmsg, &log);
 	close(kmsg);
 	close(heap_fd);
-	TH_LOG("%s: %d buffers held; %d OOM reports, %d kills", heap, r->held,
+	TH_LOG("%s: %d buffers held (%ld of 16 MiB, %ld of 1 MiB, %ld of 4 KiB); %d OOM reports, %d kills",
+	       heap, r->held, r->sizes[0], r->sizes[1], r->sizes[2],
 	       log.reports, log.victims);
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("the exhausting process ended with status %#x", status);

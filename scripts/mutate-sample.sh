@@ -11,7 +11,9 @@
 # full run (MUTATE_STAGE; the baseline's fourth field).  It mutates the
 # tree in place (MUTATE_INPLACE=1) once every other boot of make test is
 # done, and builds in run_kunit.sh's build directories: the mutated file
-# and the link, then the same again with the file put back.  A worktree of
+# and the link; then the file and its unmutated object (kept, with its
+# gcov notes, so that make test's gcov data still matches) are put back
+# and linked.  A worktree of
 # its own would cost a cold make test 2.5 minutes, its checkout and a first
 # build of every object from ccache; a make mutate in progress is left
 # alone either way (its worktrees are checkouts of the tree's commit, not

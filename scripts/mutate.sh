@@ -324,6 +324,34 @@ pristine() {
 	done
 }
 
+# inplace_save FILE: in place, the unmutated object of FILE in $bd (and
+# its gcov notes and kbuild command), and FILE's time, kept.
+# inplace_restore FILE puts them back once FILE is: make then links
+# them without compiling FILE again.  A compile would make gcov notes of
+# another stamp than the data of make test's boots, which make coverage
+# and scripts/coverage.sh read afterwards.
+inplace_save() {
+	local o=$bd/${1%.c}.o k=$MDIR/${MUTATE_SLOT:-}kept f
+
+	rm -rf "$k"
+	mkdir -p "$k"
+	for f in "$o" "${o%.o}.gcno" "$(dirname "$o")/.$(basename "$o").cmd"; do
+		[ ! -e "$f" ] || cp -p "$f" "$k/"
+	done
+	stat -c %Y "$wt/$1" >"$k/mtime"
+}
+
+inplace_restore() {
+	local o=$bd/${1%.c}.o k=$MDIR/${MUTATE_SLOT:-}kept f
+
+	touch -d "@$(cat "$k/mtime")" "$wt/$1"
+	# arm64 has no gcov: its object is compiled again.
+	rm -f "$bd64/${1%.c}.o"
+	for f in "$o" "${o%.o}.gcno" "$(dirname "$o")/.$(basename "$o").cmd"; do
+		[ ! -e "$k/$(basename "$f")" ] || cp "$k/$(basename "$f")" "$f"
+	done
+}
+
 # run_one SLOT ID FILE PATCH OP LINE: one mutant, its result recorded.
 run_one() {
 	local id=$2 file=$3 patch=$4 op=$5 line=$6 t0 s out status why
@@ -340,6 +368,7 @@ run_one() {
 		# The tree is put back however this ends.
 		trap "git -C '$wt' checkout -q -- '$file'" EXIT
 		trap 'exit 130' INT TERM
+		inplace_save "$file"
 	fi
 	if ! git -C "$wt" apply "$patch"; then
 		echo "$id: the patch does not apply" >&2
@@ -368,6 +397,7 @@ run_one() {
 	if [ "${MUTATE_INPLACE:-0}" = 1 ]; then
 		git -C "$wt" diff --quiet HEAD -- "$file" || die "$wt/$file: not put back"
 		trap - EXIT INT TERM
+		inplace_restore "$file"
 		if run_stages "$file" | grep -q -v '^arm64|' && ! build; then
 			die "$bd does not build again after mutant $id"
 		fi
@@ -430,9 +460,9 @@ main() {
 			mv "$regions.initrd.new" "$regions.initrd"
 		fi
 		worktree 0
-		# In place, run_kunit.sh has built the unmutated kernel.
-		[ "${MUTATE_INPLACE:-0}" = 1 ] || build ||
-			die "the unmutated kernel does not build (see $bd/build.log)"
+		# In place, a make with nothing to do after run_kunit.sh's, but
+		# the objects that inplace_save() keeps must be the tree's.
+		build || die "the unmutated kernel does not build (see $bd/build.log)"
 		export DMA_HEAPS_ACCEL=${DMA_HEAPS_ACCEL:-$("$REPO/scripts/probe-kvm.sh" "$bd/arch/x86/boot/bzImage")}
 		if [ "${MUTATE_PRISTINE:-1}" = 1 ]; then
 			# shellcheck disable=SC2046

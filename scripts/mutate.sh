@@ -56,7 +56,7 @@
 #                         stage that killed the mutant in the full run)
 # MUTATE_INPLACE=1        no worktree: mutate $KDIR itself and build in
 #                         run_kunit.sh's build directories, then put the
-#                         file back and build them again (make test's
+#                         file and its unmutated object back (make test's
 #                         sample, after every other boot: a worktree's
 #                         checkout and first build are 2.5 min of a cold
 #                         make test).  $KDIR's mutated files must have no
@@ -149,21 +149,20 @@ worktree() {
 # build: the KUnit kernel of the worktree; kunit.py configures it the
 # first time, make builds it after.
 build() {
-	if [ "${MUTATE_INPLACE:-0}" != 1 ] && { [ ! -f "$bd/.config" ] ||
-		[ ! -f "$bd/.kunitconfig" ] ||
-		! cmp -s "$REPO/kunitconfig" "$bd/kunitconfig.src"; }; then
-		mkdir -p "$bd"
-		cp "$REPO/kunitconfig" "$bd/kunitconfig.src"
-		(cd "$wt" && nice "$kunit_py" build --arch=x86_64 --build_dir "$bd" \
-			--kunitconfig "$REPO/kunitconfig" --jobs "$JOBS" \
-			--make_options "$(cc_make_opt)" </dev/null) >"$bd/build.log" 2>&1
-	elif [ "${MUTATE_INPLACE:-0}" = 1 ]; then
+	if [ "${MUTATE_INPLACE:-0}" = 1 ]; then
 		# run_kunit.sh's make options, gcov's included: the same
 		# command lines, so that only the mutated file is compiled.
 		[ -f "$bd/.config" ] || die "no $bd/.config: run ./run_kunit.sh first"
 		# shellcheck disable=SC2046
 		nice make -s -C "$wt" O="$bd" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" \
 			$(gcov_make_vars) bzImage </dev/null >"$bd/build.log" 2>&1
+	elif [ ! -f "$bd/.config" ] || [ ! -f "$bd/.kunitconfig" ] ||
+		! cmp -s "$REPO/kunitconfig" "$bd/kunitconfig.src"; then
+		mkdir -p "$bd"
+		cp "$REPO/kunitconfig" "$bd/kunitconfig.src"
+		(cd "$wt" && nice "$kunit_py" build --arch=x86_64 --build_dir "$bd" \
+			--kunitconfig "$REPO/kunitconfig" --jobs "$JOBS" \
+			--make_options "$(cc_make_opt)" </dev/null) >"$bd/build.log" 2>&1
 	else
 		nice make -s -C "$wt" O="$bd" ARCH=x86_64 "$(cc_make_opt)" -j"$JOBS" \
 			bzImage </dev/null >"$bd/build.log" 2>&1
@@ -330,34 +329,43 @@ pristine() {
 # them without compiling FILE again.  A compile would make gcov notes of
 # another stamp than the data of make test's boots, which make coverage
 # and scripts/coverage.sh read afterwards.
+# kept_files FILE: the object of FILE in $bd, its gcov notes and its
+# kbuild command.
+kept_files() {
+	local o=$bd/${1%.c}.o
+
+	echo "$o" "${o%.o}.gcno" "$(dirname "$o")/.$(basename "$o").cmd"
+}
+
 inplace_save() {
-	local o=$bd/${1%.c}.o k=$MDIR/${MUTATE_SLOT:-}kept f
+	local k=$MDIR/${MUTATE_SLOT:-}kept f
 
 	rm -rf "$k"
 	mkdir -p "$k"
-	for f in "$o" "${o%.o}.gcno" "$(dirname "$o")/.$(basename "$o").cmd"; do
+	for f in $(kept_files "$1"); do
 		[ ! -e "$f" ] || cp -p "$f" "$k/"
 	done
 	stat -c %Y "$wt/$1" >"$k/mtime"
 }
 
 inplace_restore() {
-	local o=$bd/${1%.c}.o k=$MDIR/${MUTATE_SLOT:-}kept f
+	local k=$MDIR/${MUTATE_SLOT:-}kept f
 
 	touch -d "@$(cat "$k/mtime")" "$wt/$1"
 	# arm64 has no gcov: its object is compiled again.
 	rm -f "$bd64/${1%.c}.o"
-	for f in "$o" "${o%.o}.gcno" "$(dirname "$o")/.$(basename "$o").cmd"; do
+	for f in $(kept_files "$1"); do
 		[ ! -e "$k/$(basename "$f")" ] || cp "$k/$(basename "$f")" "$f"
 	done
 }
 
 # run_one SLOT ID FILE PATCH OP LINE: one mutant, its result recorded.
 run_one() {
-	local id=$2 file=$3 patch=$4 op=$5 line=$6 t0 s out status why
+	local id=$2 file=$3 patch=$4 op=$5 line=$6 t0 s out status why st
 	local log=$MDIR/${MUTATE_SLOT:-}logs/$id
 	mkdir -p "$MDIR/${MUTATE_SLOT:-}logs"
 	t0=$(date +%s)
+	st=$(run_stages "$file") || true
 	if [ "${MUTATE_INPLACE:-0}" = 1 ] &&
 		! git -C "$wt" diff --quiet HEAD -- "$file"; then
 		echo "$id: $wt/$file has uncommitted changes" >&2
@@ -376,21 +384,21 @@ run_one() {
 	fi
 	# The x86_64 kernel, unless only the arm64 stage boots (it builds its
 	# own).
-	if run_stages "$file" | grep -q -v '^arm64|' &&
-		! build; then
+	if [ -n "$st" ] && grep -q -v '^arm64|' <<<"$st" && ! build; then
 		status=unbuilt
 		why="does not build: $(grep -m1 -E 'error' "$bd/build.log" || true)"
 	else
 		status=survived
 		why="every stage passed"
 		while read -r s; do
+			[ -n "$s" ] || continue
 			out=$(boot "$s" "$log-${s%%|*}")
 			if [ "$out" != survived ]; then
 				status=${out%% *}
 				why=${out#* }
 				break
 			fi
-		done < <(run_stages "$file")
+		done <<<"$st"
 	fi
 	git -C "$wt" checkout -q -- "$file" || die "$wt/$file: not put back"
 	# In place, run_kunit.sh's kernels are built as the tree is again.
@@ -398,10 +406,10 @@ run_one() {
 		git -C "$wt" diff --quiet HEAD -- "$file" || die "$wt/$file: not put back"
 		trap - EXIT INT TERM
 		inplace_restore "$file"
-		if run_stages "$file" | grep -q -v '^arm64|' && ! build; then
+		if [ -n "$st" ] && grep -q -v '^arm64|' <<<"$st" && ! build; then
 			die "$bd does not build again after mutant $id"
 		fi
-		if run_stages "$file" | grep -q '^arm64|' && ! build_arm64; then
+		if grep -q '^arm64|' <<<"$st" && ! build_arm64; then
 			die "$bd64 does not build again after mutant $id"
 		fi
 	fi

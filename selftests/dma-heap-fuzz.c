@@ -32,6 +32,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <linux/fs.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -546,6 +547,46 @@ static bool known_ioctl(unsigned int cmd)
 }
 
 /*
+ * What an ioctl number that neither a heap nor a buffer knows may return:
+ * ENOTTY, except for the numbers the VFS serves itself for every file
+ * before the file's own ioctl (do_vfs_ioctl()).  Of those, only FIBMAP
+ * and FIGETBSZ have a type the program draws; FIGETBSZ succeeds on any
+ * file whose superblock has a block size, a heap's and a buffer's too.
+ */
+static bool unknown_ioctl_result_ok(unsigned int cmd, int err)
+{
+	if (cmd == FIBMAP || cmd == FIGETBSZ)
+		return true;
+	return err == ENOTTY || err == EBADF;
+}
+
+/*
+ * The rule above, held against the kernel: each number in @cmds, on @fd
+ * (a file of the kind the program draws fds of), must get a result the
+ * rule allows.
+ */
+static bool check_unknown_ioctls(int fd, const char *what)
+{
+	static const unsigned int cmds[] = {
+		_IO(0, 0), _IO(0, 1), _IO(0, 2), _IO(0, 3), _IO('d', 2),
+		_IOW(0, 2, int), _IOR(0, 2, int),
+	};
+	int arg, err, failed = 0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		arg = 0;
+		err = ioctl(fd, cmds[i], &arg) ? errno : 0;
+		if (unknown_ioctl_result_ok(cmds[i], err))
+			continue;
+		ksft_print_msg("ioctl %#x on %s: %s, which the rule does not allow\n",
+			       cmds[i], what, err ? strerror(err) : "success");
+		failed++;
+	}
+	return !failed;
+}
+
+/*
  * Whether @fd is still a heap's or a buffer's: the race thread may have
  * closed the number picked and another open taken it (vgem's, whose
  * ioctls ignore the type), and then the result says nothing of ours.
@@ -590,8 +631,8 @@ static void op_ioctl(void)
 		p = NULL;
 	err = ioctl(fd, cmd, p) ? errno : 0;
 	record(OP_IOCTL, err);
-	if (!known_ioctl(cmd) && fd >= 0 && err != ENOTTY && err != EBADF &&
-	    !(fd <= 1 && err == ENOTTY) && still_ours(fd))
+	if (!known_ioctl(cmd) && fd >= 0 && !unknown_ioctl_result_ok(cmd, err) &&
+	    still_ours(fd))
 		wrong(OP_IOCTL, "%s for cmd %#x on fd %d, not ENOTTY",
 		      err ? strerror(err) : "success", cmd, fd);
 	if (!err)
@@ -1382,6 +1423,7 @@ int main(int argc, char **argv)
 	unsigned int pairs = 0, ops_seen = 0, o, e;
 	int fds_before, fds_after, sv[2], opt, h, i;
 	bool stats_back = true, have_sock, orders_only = false, orders_ok;
+	bool ioctls_ok;
 	struct timespec t0, t1;
 	double secs;
 	pid_t pid;
@@ -1416,7 +1458,7 @@ int main(int argc, char **argv)
 				 "the race's bookkeeping holds in each forced order\n");
 		ksft_finished();
 	}
-	ksft_set_plan(6);
+	ksft_set_plan(7);
 
 	nheaps = find_heaps(heaps, MAX_HEAPS);
 	if (nheaps <= 0)
@@ -1452,6 +1494,12 @@ int main(int argc, char **argv)
 	sigaction(SIGBUS, &sa, NULL);
 	sigaction(SIGSEGV, &sa, NULL);
 	orders_ok = check_race_orders();
+	ioctls_ok = check_unknown_ioctls(heap_fds[0], heaps[0]);
+	i = heap_alloc(heap_fds[0], heap_granule[0]);
+	if (i < 0)
+		ksft_exit_fail_msg("allocate from %s: %s\n", heaps[0], strerror(-i));
+	ioctls_ok &= check_unknown_ioctls(i, "a buffer");
+	close(i);
 
 	ksft_print_msg("seed %llu, %llu iterations, heaps:", seed, iters);
 	for (h = 0; h < nheaps; h++)
@@ -1518,6 +1566,7 @@ int main(int argc, char **argv)
 		       send_on_race_fd, sends_back);
 
 	ksft_test_result(orders_ok, "the race's bookkeeping holds in each forced order\n");
+	ksft_test_result(ioctls_ok, "ioctls neither heap nor buffer knows get a result the checks allow\n");
 	ksft_test_result(bad == 0, "every result was one its arguments allow (%lu were not)\n",
 			 bad);
 	ksft_test_result(have_sock && WIFEXITED(i) && WEXITSTATUS(i) == 0,

@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include <linux/udmabuf.h>
+
 #include "kselftest_harness.h"
 #include "dma-heap-util.h"
 
@@ -3086,6 +3088,668 @@ TEST_F(heap_module, unloads_only_when_unused_and_loads_again)
 		close(buf);
 	close(heap);
 	EXPECT_EQ(fds, count_fds());
+}
+
+/*
+ * DMA_HEAP_IOCTL_RW_FILE: a file's range read into a buffer, or a buffer's
+ * range written to a file, with direct I/O.  The files are on the ext2
+ * file system that /init makes on the first virtio disk, the raw device is
+ * the second (run-selftests.sh); without them the cases skip.
+ */
+#define RW_EXT2		"/mnt/ext2"
+#define RW_RAW		"/dev/vdb"
+#define RW_SIZE		(256 * 1024)
+
+static int rw_file(int heap_fd, int buf_fd, int file_fd, uint64_t file_off,
+		   uint64_t buf_off, uint64_t len, uint32_t dir, uint64_t *done)
+{
+	struct dma_heap_rw_file_data d = {
+		.file_offset = file_off,
+		.buf_offset = buf_off,
+		.len = len,
+		.dmabuf_fd = buf_fd,
+		.file_fd = file_fd,
+		.direction = dir,
+	};
+
+	if (ioctl(heap_fd, DMA_HEAP_IOCTL_RW_FILE, &d) < 0)
+		return -errno;
+	if (done)
+		*done = d.done;
+	return 0;
+}
+
+/* Bytes that differ at every offset and from one seed to another. */
+static void fill_pattern(void *p, size_t len, uint32_t seed)
+{
+	uint32_t *w = p;
+	size_t i;
+
+	for (i = 0; i < len / 4; i++)
+		w[i] = (uint32_t)i * 2654435761u ^ seed;
+}
+
+static bool is_pattern(const void *p, size_t len, uint32_t seed, size_t from)
+{
+	const uint32_t *w = p;
+	size_t i;
+
+	for (i = 0; i < len / 4; i++)
+		if (w[i] != ((uint32_t)(i + from / 4) * 2654435761u ^ seed))
+			return false;
+	return true;
+}
+
+static bool have_ext2(void)
+{
+	struct stat a, b;
+
+	return !stat(RW_EXT2, &a) && !stat("/", &b) && a.st_dev != b.st_dev;
+}
+
+/* Drop clean page cache, so that Cached says what the next I/O adds. */
+static void drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	if (fd >= 0) {
+		sync();
+		if (write(fd, "1", 1) != 1)
+			perror("drop_caches");
+		close(fd);
+	}
+}
+
+/*
+ * RW_EXT2/@name, @len bytes of pattern @seed (and a shorter tail when
+ * @len is not a multiple of 4), written through the page cache, synced and
+ * dropped from it; returns an fd open with @flags, or -errno.
+ */
+static int rw_make_file(const char *name, size_t len, uint32_t seed, int flags)
+{
+	char path[128];
+	void *p;
+	int fd;
+
+	snprintf(path, sizeof(path), RW_EXT2 "/%s", name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	p = malloc(len + 4);
+	if (!p) {
+		close(fd);
+		return -ENOMEM;
+	}
+	fill_pattern(p, len + 4, seed);
+	if (write(fd, p, len) != (ssize_t)len || fsync(fd)) {
+		free(p);
+		close(fd);
+		return -EIO;
+	}
+	free(p);
+	close(fd);
+	drop_caches();
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static void rw_remove(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), RW_EXT2 "/%s", name);
+	unlink(path);
+}
+
+#define RW_NEED_DISKS()							\
+	do {								\
+		if (!have_ext2())					\
+			SKIP(return, "no ext2 file system at " RW_EXT2	\
+			     " (run-selftests.sh makes one)");		\
+	} while (0)
+
+/* A file read whole into a buffer of every heap: the buffer holds it. */
+TEST_F(heap, rw_file_reads_a_file_into_the_buffer)
+{
+	uint64_t done = 0;
+	int file, buf;
+	void *p;
+
+	RW_NEED_DISKS();
+	file = rw_make_file("whole", RW_SIZE, 0x5eed, O_RDONLY);
+	ASSERT_LE(0, file) TH_LOG("%s", strerror(-file));
+	buf = heap_alloc(self->heap_fd, RW_SIZE);
+	ASSERT_LE(0, buf) TH_LOG("%s", strerror(-buf));
+	ASSERT_EQ(0, rw_file(self->heap_fd, buf, file, 0, 0, RW_SIZE,
+			     DMA_HEAP_RW_FILE_READ, &done));
+	EXPECT_EQ(RW_SIZE, done);
+	p = mmap(NULL, RW_SIZE, PROT_READ, MAP_SHARED, buf, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, buf_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_TRUE(is_pattern(p, RW_SIZE, 0x5eed, 0));
+	EXPECT_EQ(0, buf_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+	munmap(p, RW_SIZE);
+	close(buf);
+	close(file);
+	rw_remove("whole");
+}
+
+/*
+ * A range of a file into a range of a buffer: those bytes change, and not
+ * one byte of the buffer outside them.
+ */
+TEST_F(heap, rw_file_reads_a_range_and_nothing_around_it)
+{
+	const size_t foff = 12288, boff = 8192, len = 65536;
+	uint64_t done = 0;
+	unsigned char *p;
+	int file, buf;
+
+	RW_NEED_DISKS();
+	file = rw_make_file("range", RW_SIZE, 0xa11, O_RDONLY);
+	ASSERT_LE(0, file) TH_LOG("%s", strerror(-file));
+	buf = heap_alloc(self->heap_fd, RW_SIZE);
+	ASSERT_LE(0, buf);
+	p = mmap(NULL, RW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	buf_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+	memset(p, 0xcc, RW_SIZE);
+	buf_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+	ASSERT_EQ(0, rw_file(self->heap_fd, buf, file, foff, boff, len,
+			     DMA_HEAP_RW_FILE_READ, &done));
+	EXPECT_EQ(len, done);
+	buf_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+	EXPECT_TRUE(is_pattern(p + boff, len, 0xa11, foff));
+	EXPECT_EQ(0, p[0] ^ 0xcc);
+	EXPECT_EQ(0, memcmp(p, p + 1, boff - 1));
+	EXPECT_EQ(0xcc, p[boff + len]);
+	EXPECT_EQ(0, memcmp(p + boff + len, p + boff + len + 1,
+			    RW_SIZE - boff - len - 1));
+	buf_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+	munmap(p, RW_SIZE);
+	close(buf);
+	close(file);
+	rw_remove("range");
+}
+
+/* A buffer written to a file: read() gives back what the CPU wrote. */
+TEST_F(heap, rw_file_writes_the_buffer_to_a_file)
+{
+	char path[] = RW_EXT2 "/written";
+	uint64_t done = 0;
+	int file, buf;
+	void *p, *q;
+
+	RW_NEED_DISKS();
+	file = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, file);
+	buf = heap_alloc(self->heap_fd, RW_SIZE);
+	ASSERT_LE(0, buf);
+	p = mmap(NULL, RW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	buf_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+	fill_pattern(p, RW_SIZE, 0xbeef);
+	buf_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+	ASSERT_EQ(0, rw_file(self->heap_fd, buf, file, 0, 0, RW_SIZE,
+			     DMA_HEAP_RW_FILE_WRITE, &done));
+	EXPECT_EQ(RW_SIZE, done);
+	EXPECT_EQ(RW_SIZE, lseek(file, 0, SEEK_END));
+	q = malloc(RW_SIZE);
+	ASSERT_NE(NULL, q);
+	drop_caches();
+	EXPECT_EQ(RW_SIZE, pread(file, q, RW_SIZE, 0));
+	EXPECT_TRUE(is_pattern(q, RW_SIZE, 0xbeef, 0));
+	free(q);
+	munmap(p, RW_SIZE);
+	close(buf);
+	close(file);
+	unlink(path);
+}
+
+/* The raw block device, written from one buffer and read into another. */
+TEST_F(heap, rw_file_moves_a_raw_block_device)
+{
+	uint64_t done = 0;
+	int dev, a, b;
+	void *p;
+
+	RW_NEED_DISKS();
+	dev = open(RW_RAW, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, dev) TH_LOG(RW_RAW ": %s", strerror(errno));
+	a = heap_alloc(self->heap_fd, RW_SIZE);
+	b = heap_alloc(self->heap_fd, RW_SIZE);
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	p = mmap(NULL, RW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, a, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	buf_sync(a, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+	fill_pattern(p, RW_SIZE, 0x0dd);
+	buf_sync(a, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+	munmap(p, RW_SIZE);
+	/* At 512 bytes past a page: the device's block, not a page. */
+	ASSERT_EQ(0, rw_file(self->heap_fd, a, dev, 4096 + 512, 0, RW_SIZE,
+			     DMA_HEAP_RW_FILE_WRITE, &done));
+	EXPECT_EQ(RW_SIZE, done);
+	ASSERT_EQ(0, rw_file(self->heap_fd, b, dev, 4096 + 512, 0, RW_SIZE,
+			     DMA_HEAP_RW_FILE_READ, &done));
+	EXPECT_EQ(RW_SIZE, done);
+	p = mmap(NULL, RW_SIZE, PROT_READ, MAP_SHARED, b, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	buf_sync(b, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+	EXPECT_TRUE(is_pattern(p, RW_SIZE, 0x0dd, 0));
+	buf_sync(b, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+	munmap(p, RW_SIZE);
+	close(a);
+	close(b);
+	close(dev);
+}
+
+/* The rules that need no particular heap, on the system heap's device. */
+FIXTURE(rw) {
+	int heap_fd;
+	int buf_fd;
+	int fds_before;
+	long buffers;
+};
+
+FIXTURE_SETUP(rw)
+{
+	self->heap_fd = self->buf_fd = -1;
+	self->fds_before = count_fds();
+	if (!have_ext2())
+		SKIP(return, "no ext2 file system at " RW_EXT2
+		     " (run-selftests.sh makes one)");
+	self->heap_fd = heap_open("system");
+	ASSERT_LE(0, self->heap_fd);
+	self->buffers = heap_stat("system", "buffers");
+	self->buf_fd = heap_alloc(self->heap_fd, 2 * RW_SIZE);
+	ASSERT_LE(0, self->buf_fd);
+}
+
+FIXTURE_TEARDOWN(rw)
+{
+	if (self->buf_fd >= 0)
+		close(self->buf_fd);
+	if (self->heap_fd >= 0) {
+		close(self->heap_fd);
+		EXPECT_EQ(self->buffers, heap_stat("system", "buffers"));
+	}
+	EXPECT_EQ(self->fds_before, count_fds());
+}
+
+/*
+ * A file whose size is not a multiple of the block: asked for whole
+ * blocks, the read stops at the end of the file and says how far it got.
+ */
+TEST_F(rw, reads_a_short_tail_as_a_count)
+{
+	const size_t size = RW_SIZE - 4096 + 100;
+	uint64_t done = 0;
+	unsigned char *p;
+	int file;
+
+	file = rw_make_file("tail", size, 0x7a11, O_RDONLY);
+	ASSERT_LE(0, file);
+	ASSERT_EQ(0, rw_file(self->heap_fd, self->buf_fd, file, 0, 0, RW_SIZE,
+			     DMA_HEAP_RW_FILE_READ, &done));
+	EXPECT_EQ(size, done);
+	p = mmap(NULL, RW_SIZE, PROT_READ, MAP_SHARED, self->buf_fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_TRUE(is_pattern(p, size - size % 4, 0x7a11, 0));
+	munmap(p, RW_SIZE);
+	/* At the end of the file, nothing is read and that is no error. */
+	ASSERT_EQ(0, rw_file(self->heap_fd, self->buf_fd, file, 2 * RW_SIZE,
+			     0, 4096, DMA_HEAP_RW_FILE_READ, &done));
+	EXPECT_EQ(0, done);
+	close(file);
+	rw_remove("tail");
+}
+
+/*
+ * An unaligned tail is refused, before anything moves: the buffer keeps
+ * what it had.  So are unaligned offsets.
+ */
+TEST_F(rw, refuses_what_is_not_in_whole_blocks)
+{
+	static const struct { uint64_t foff, boff, len; } bad[] = {
+		{ 0, 0, RW_SIZE - 100 }, { 0, 0, 100 }, { 100, 0, 4096 },
+		{ 0, 100, 4096 }, { 256, 0, 4096 }, { 0, 0, 4096 + 256 },
+	};
+	unsigned char *p;
+	unsigned int i;
+	int file;
+
+	file = rw_make_file("unaligned", RW_SIZE, 0x1, O_RDONLY);
+	ASSERT_LE(0, file);
+	p = mmap(NULL, RW_SIZE, PROT_READ, MAP_SHARED, self->buf_fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(-EINVAL, rw_file(self->heap_fd, self->buf_fd, file,
+					   bad[i].foff, bad[i].boff, bad[i].len,
+					   DMA_HEAP_RW_FILE_READ, NULL))
+			TH_LOG("file %llu, buffer %llu, %llu bytes",
+			       (unsigned long long)bad[i].foff,
+			       (unsigned long long)bad[i].boff,
+			       (unsigned long long)bad[i].len);
+	EXPECT_TRUE(all_zero(p, RW_SIZE, NULL));
+	munmap(p, RW_SIZE);
+	close(file);
+	rw_remove("unaligned");
+}
+
+/* A range past the buffer's end or past the largest file offset. */
+TEST_F(rw, refuses_a_range_out_of_bounds)
+{
+	static const struct { uint64_t foff, boff, len; } bad[] = {
+		{ 0, 2 * RW_SIZE, 4096 }, { 0, 0, 2 * RW_SIZE + 4096 },
+		{ 0, 2 * RW_SIZE - 4096, 8192 }, { 0, -4096ULL, 8192 },
+		{ 0, 4096, -4096ULL }, { 1ULL << 63, 0, 4096 },
+		{ (1ULL << 63) - 4096, 0, 8192 }, { -4096ULL, 0, 4096 },
+	};
+	unsigned int i;
+	int file;
+
+	file = rw_make_file("bounds", RW_SIZE, 0x2, O_RDWR);
+	ASSERT_LE(0, file);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, rw_file(self->heap_fd, self->buf_fd, file,
+					   bad[i].foff, bad[i].boff, bad[i].len,
+					   DMA_HEAP_RW_FILE_READ, NULL));
+		EXPECT_EQ(-EINVAL, rw_file(self->heap_fd, self->buf_fd, file,
+					   bad[i].foff, bad[i].boff, bad[i].len,
+					   DMA_HEAP_RW_FILE_WRITE, NULL));
+	}
+	/* No write reached the file. */
+	EXPECT_EQ(RW_SIZE, lseek(file, 0, SEEK_END));
+	close(file);
+	rw_remove("bounds");
+}
+
+/* Each fd must be open for what the direction does with it: EBADF. */
+TEST_F(rw, refuses_an_fd_not_open_for_it)
+{
+	int wr, rd, ro_buf, wo_buf;
+
+	wr = rw_make_file("modes", RW_SIZE, 0x3, O_WRONLY);
+	ASSERT_LE(0, wr);
+	rd = open(RW_EXT2 "/modes", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, rd);
+	ro_buf = heap_alloc_flags(self->heap_fd, RW_SIZE, O_RDONLY | O_CLOEXEC, 0);
+	wo_buf = heap_alloc_flags(self->heap_fd, RW_SIZE, O_WRONLY | O_CLOEXEC, 0);
+	ASSERT_LE(0, ro_buf);
+	ASSERT_LE(0, wo_buf);
+	EXPECT_EQ(-EBADF, rw_file(self->heap_fd, self->buf_fd, wr, 0, 0, 4096,
+				  DMA_HEAP_RW_FILE_READ, NULL));
+	EXPECT_EQ(-EBADF, rw_file(self->heap_fd, self->buf_fd, rd, 0, 0, 4096,
+				  DMA_HEAP_RW_FILE_WRITE, NULL));
+	EXPECT_EQ(-EBADF, rw_file(self->heap_fd, ro_buf, rd, 0, 0, 4096,
+				  DMA_HEAP_RW_FILE_READ, NULL));
+	EXPECT_EQ(-EBADF, rw_file(self->heap_fd, wo_buf, wr, 0, 0, 4096,
+				  DMA_HEAP_RW_FILE_WRITE, NULL));
+	EXPECT_EQ(-EBADF, rw_file(self->heap_fd, self->buf_fd, 1000, 0, 0, 4096,
+				  DMA_HEAP_RW_FILE_READ, NULL));
+	EXPECT_EQ(-EBADF, rw_file(self->heap_fd, 1000, rd, 0, 0, 4096,
+				  DMA_HEAP_RW_FILE_READ, NULL));
+	/* The two that are allowed work. */
+	EXPECT_EQ(0, rw_file(self->heap_fd, ro_buf, wr, 0, 0, 4096,
+			     DMA_HEAP_RW_FILE_WRITE, NULL));
+	EXPECT_EQ(0, rw_file(self->heap_fd, wo_buf, rd, 0, 0, 4096,
+			     DMA_HEAP_RW_FILE_READ, NULL));
+	close(ro_buf);
+	close(wo_buf);
+	close(rd);
+	close(wr);
+	rw_remove("modes");
+}
+
+/*
+ * A file that cannot do direct I/O (tmpfs, a pipe) is refused, not read
+ * through the page cache; a buffer fd that is no heap's buffer too.
+ */
+TEST_F(rw, refuses_files_without_direct_io_and_other_buffers)
+{
+	int tmp, pipefd[2], mfd, ubuf, dev;
+	struct udmabuf_create c = { 0 };
+
+	tmp = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	ASSERT_LE(0, tmp);
+	ASSERT_EQ(0, ftruncate(tmp, RW_SIZE));
+	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	EXPECT_EQ(-EOPNOTSUPP, rw_file(self->heap_fd, self->buf_fd, tmp, 0, 0,
+				       4096, DMA_HEAP_RW_FILE_READ, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, rw_file(self->heap_fd, self->buf_fd, pipefd[0],
+				       0, 0, 4096, DMA_HEAP_RW_FILE_READ, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, rw_file(self->heap_fd, self->buf_fd, pipefd[1],
+				       0, 0, 4096, DMA_HEAP_RW_FILE_WRITE, NULL));
+	/* A memfd is no dma-buf; udmabuf's dma-buf is not a heap's. */
+	EXPECT_EQ(-EINVAL, rw_file(self->heap_fd, tmp, tmp, 0, 0, 4096,
+				   DMA_HEAP_RW_FILE_READ, NULL));
+	mfd = memfd_create("rw", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, RW_SIZE));
+	ASSERT_EQ(0, fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK));
+	dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+	if (dev >= 0) {
+		c.memfd = mfd;
+		c.size = RW_SIZE;
+		c.flags = UDMABUF_FLAGS_CLOEXEC;
+		ubuf = ioctl(dev, UDMABUF_CREATE, &c);
+		ASSERT_LE(0, ubuf);
+		EXPECT_EQ(-EINVAL, rw_file(self->heap_fd, ubuf, tmp, 0, 0, 4096,
+					   DMA_HEAP_RW_FILE_READ, NULL));
+		close(ubuf);
+		close(dev);
+	}
+	close(mfd);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	close(tmp);
+}
+
+/* Reading a file leaves nothing of it in the page cache. */
+TEST_F(rw, leaves_nothing_in_the_page_cache)
+{
+	const size_t size = 16 << 20;
+	long before, after;
+	uint64_t done = 0;
+	int file, buf;
+
+	file = rw_make_file("cache", size, 0x4, O_RDONLY);
+	ASSERT_LE(0, file);
+	buf = heap_alloc(self->heap_fd, size);
+	ASSERT_LE(0, buf);
+	before = meminfo_kib("Cached:");
+	ASSERT_EQ(0, rw_file(self->heap_fd, buf, file, 0, 0, size,
+			     DMA_HEAP_RW_FILE_READ, &done));
+	after = meminfo_kib("Cached:");
+	EXPECT_EQ(size, done);
+	EXPECT_GT(1024, after - before)
+		TH_LOG("Cached grew by %ld KiB reading %zu KiB", after - before,
+		       size >> 10);
+	close(buf);
+	close(file);
+	rw_remove("cache");
+}
+
+static atomic_int rw_signals;
+
+static void rw_on_signal(int sig)
+{
+	(void)sig;
+	rw_signals++;
+}
+
+struct rw_kill {
+	pthread_t target;
+	atomic_bool stop;
+};
+
+static void *rw_keep_signalling(void *arg)
+{
+	struct rw_kill *k = arg;
+
+	while (!k->stop) {
+		usleep(5000);
+		pthread_kill(k->target, SIGUSR1);
+	}
+	return NULL;
+}
+
+/*
+ * A signal during a large read (of the raw disk, which needs no file
+ * written first) ends it with what was moved, in whole
+ * pieces of 8 MiB (or EINTR when nothing had moved), as read() would.
+ */
+TEST_F(rw, a_signal_ends_a_large_read_with_what_was_moved)
+{
+	const size_t size = 32 << 20, piece = 8 << 20;
+	struct sigaction sa = { .sa_handler = rw_on_signal }, old;
+	struct rw_kill k = { .target = pthread_self() };
+	uint64_t done = 0;
+	int file, buf, ret, tries;
+	pthread_t t;
+
+	file = open(RW_RAW, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, file);
+	buf = heap_alloc(self->heap_fd, size);
+	ASSERT_LE(0, buf);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, &old));
+	for (tries = 0; tries < 5; tries++) {
+		k.stop = false;
+		rw_signals = 0;
+		ASSERT_EQ(0, pthread_create(&t, NULL, rw_keep_signalling, &k));
+		ret = rw_file(self->heap_fd, buf, file, 0, 0, size,
+			      DMA_HEAP_RW_FILE_READ, &done);
+		k.stop = true;
+		pthread_join(t, NULL);
+		if (ret == -EINTR)
+			continue;	/* before the first piece: again */
+		ASSERT_EQ(0, ret);
+		break;
+	}
+	sigaction(SIGUSR1, &old, NULL);
+	ASSERT_GT(5, tries) TH_LOG("EINTR five times over");
+	EXPECT_LT(0, rw_signals);
+	EXPECT_LT(0, done);
+	EXPECT_GT(size, done);
+	EXPECT_EQ(0, done % piece) TH_LOG("%llu bytes", (unsigned long long)done);
+	close(buf);
+	close(file);
+}
+
+struct rw_closer {
+	int fd;
+	atomic_bool started;
+};
+
+static void *rw_close_soon(void *arg)
+{
+	struct rw_closer *c = arg;
+
+	while (!c->started)
+		;
+	usleep(2000);
+	close(c->fd);
+	return NULL;
+}
+
+/*
+ * The buffer's last fd closed while a read is filling it: the read holds
+ * the buffer, finishes, and the buffer is freed after it.
+ */
+TEST_F(rw, a_buffer_closed_during_a_read_is_freed_after_it)
+{
+	const size_t size = 32 << 20;
+	struct rw_closer c = { 0 };
+	uint64_t done = 0;
+	int file, buf, heap;
+	pthread_t t;
+
+	file = open(RW_RAW, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, file);
+	heap = heap_open("system");
+	ASSERT_LE(0, heap);
+	buf = heap_alloc(heap, size);
+	ASSERT_LE(0, buf);
+	c.fd = buf;
+	ASSERT_EQ(0, pthread_create(&t, NULL, rw_close_soon, &c));
+	c.started = true;
+	EXPECT_EQ(0, rw_file(heap, buf, file, 0, 0, size,
+			     DMA_HEAP_RW_FILE_READ, &done));
+	pthread_join(t, NULL);
+	EXPECT_EQ(size, done);
+	close(heap);
+	close(file);
+	/* The teardown checks that the heap's buffers are back. */
+}
+
+/*
+ * Any allocation of the call failing (fail-nth): an errno and nothing
+ * moved, or a count; no fd or buffer left behind (kmemleak checks the
+ * rest at the end of the boot), and the same call works after.
+ */
+TEST_F(rw, failing_any_allocation_leaves_nothing)
+{
+	uint64_t done;
+	int file, fn, n, ret, injected;
+
+	fn = fail_nth_open();
+	if (fn < 0)
+		SKIP(return, "no /proc/thread-self/fail-nth");
+	file = rw_make_file("failnth", RW_SIZE, 0x7, O_RDWR);
+	ASSERT_LE(0, file);
+	for (n = 1; n < 200; n++) {
+		done = 0;
+		ASSERT_EQ(0, fail_nth_set(fn, n));
+		ret = rw_file(self->heap_fd, self->buf_fd, file, 0, 0, RW_SIZE,
+			      n & 1 ? DMA_HEAP_RW_FILE_READ :
+				      DMA_HEAP_RW_FILE_WRITE, &done);
+		injected = fail_nth_clear(fn);
+		if (ret)
+			EXPECT_TRUE(ret == -ENOMEM || ret == -EIO)
+				TH_LOG("fail-nth %d: %s", n, strerror(-ret));
+		if (!injected)
+			break;
+	}
+	EXPECT_GT(200, n);
+	EXPECT_EQ(0, rw_file(self->heap_fd, self->buf_fd, file, 0, 0, RW_SIZE,
+			     DMA_HEAP_RW_FILE_READ, &done));
+	EXPECT_EQ(RW_SIZE, done);
+	close(fn);
+	close(file);
+	rw_remove("failnth");
+}
+
+/*
+ * dma-heap-info --load: a file whose size is not a multiple of a page,
+ * loaded into a buffer of each heap, holds what read() gives.
+ */
+TEST(dma_heap_info_loads_a_file_into_every_heap)
+{
+	const size_t size = RW_SIZE - 4096 + 1000;
+	char *names[MAX_HEAPS], cmd[256], line[256], want[64];
+	int n = find_heaps(names, MAX_HEAPS), i, file;
+	FILE *f;
+
+	RW_NEED_DISKS();
+	file = rw_make_file("load", size, 0x10ad, O_RDONLY);
+	ASSERT_LE(0, file);
+	close(file);
+	snprintf(want, sizeof(want), "loaded %zu bytes of ", size);
+	for (i = 0; i < n; i++) {
+		snprintf(cmd, sizeof(cmd), "/tests/dma-heap-info --load "
+			 RW_EXT2 "/load --heap %s --check", names[i]);
+		f = popen(cmd, "r");
+		ASSERT_NE(NULL, f);
+		ASSERT_NE(NULL, fgets(line, sizeof(line), f));
+		TH_LOG("%s", strtok(line, "\n"));
+		EXPECT_EQ(0, strncmp(line, want, strlen(want)));
+		ASSERT_NE(NULL, fgets(line, sizeof(line), f));
+		EXPECT_STREQ("the buffer holds what read() gives\n", line);
+		EXPECT_EQ(0, pclose(f)) TH_LOG("%s", cmd);
+		free(names[i]);
+	}
+	rw_remove("load");
 }
 
 HEAP_HARNESS_MAIN(heap)

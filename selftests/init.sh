@@ -47,6 +47,14 @@ fi
 for m in /tests/heaps/*.ko; do
 	[ ! -f "$m" ] || insmod "$m" || echo "@@ INSMOD $m failed"
 done
+# DMA_HEAP_IOCTL_RW_FILE's tests: an ext2 file system made on the first
+# virtio disk, the second left raw (run-selftests.sh's make_disks).
+if [ -b /dev/vda ] && mke2fs -q /dev/vda && mkdir -p /mnt/ext2 &&
+   mount -t ext2 /dev/vda /mnt/ext2; then
+	echo "@@ DISKS ext2 on /dev/vda at /mnt/ext2, raw /dev/vdb"
+else
+	echo "@@ DISKS none"
+fi
 echo "@@ CMA $(ls $F/cma 2>/dev/null | tr '\n' ' ')"
 echo "@@ HEAPS $(ls /dev/dma_heap 2>/dev/null | tr '\n' ' ')"
 echo "@@ DRI $(ls /dev/dri 2>/dev/null | tr '\n' ' ')"

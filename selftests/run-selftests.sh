@@ -293,16 +293,35 @@ grep -q '^CONFIG_GCOV_KERNEL=y' "$KB/.config" && gcov=1
 kmemleak=0
 grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$KB/.config" && kmemleak=1
 
+# make_disks RUN-DIR: the two disks of DMA_HEAP_IOCTL_RW_FILE's tests, new
+# and sparse for each boot: RUN-DIR/ext2.img, on which /init makes an ext2
+# file system (/mnt/ext2), and RUN-DIR/raw.img, read and written raw
+# (/dev/vdb).  disks (x86_64: virtio-blk-pci) and disks_mmio (arm64's virt:
+# virtio-blk-device) are their QEMU arguments.
+make_disks() {
+	truncate -s 192M "$1/ext2.img"
+	truncate -s 40M "$1/raw.img"
+	disks=() disks_mmio=()
+	for d in ext2 raw; do
+		disks+=(-drive "file=$1/$d.img,format=raw,if=none,id=$d"
+			-device "virtio-blk-pci,drive=$d")
+		disks_mmio+=(-drive "file=$1/$d.img,format=raw,if=none,id=$d"
+			     -device "virtio-blk-device,drive=$d")
+	done
+}
+
 # qemu_boot RUN-DIR INITRAMFS TIMEOUT EXTRA-CMDLINE: one boot; sets qrc.
 qemu_boot() {
 	rm -rf "$1"
 	mkdir -p "$1"
+	make_disks "$1"
 	qrc=0
 	[ "$SARCH" = x86_64 ] || { qemu_boot_arm64 "$@"; return; }
 	timeout -k 10 "$3" qemu-system-x86_64 -accel "$accel" "${cpu[@]}" \
 		-m "$MEM" -smp "$SMP" -nodefaults -nographic -no-reboot -monitor none \
 		-bios qboot.rom \
 		-serial "file:$1/console.log" -serial "file:$1/tests.log" \
+		"${disks[@]}" \
 		-kernel "$B/arch/x86/boot/bzImage" -initrd "$2" \
 		-append "$CMDLINE$4" </dev/null >"$1/qemu.log" 2>&1 || qrc=$?
 }
@@ -332,6 +351,7 @@ qemu_boot_arm64() {
 		-device virtio-serial-device \
 		-chardev "file,id=tests,path=$1/tests.log" \
 		-device virtconsole,chardev=tests \
+		"${disks_mmio[@]}" \
 		-kernel "$KB/arch/arm64/boot/Image" "${dtb[@]}" -initrd "$2" \
 		-append "$CMDLINE$4" </dev/null >"$1/qemu.log" 2>&1 || qrc=$?
 }

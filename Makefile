@@ -7,7 +7,7 @@ SHELL := /bin/bash
 export KDIR DMA_HEAPS_CACHE
 RESULTS_DIR = $(shell . scripts/common.sh && echo "$$RESULTS")
 
-.PHONY: all tree patches check-patches kunit selftest selftest-arm64 coverage mutate bench test summary clean-results help
+.PHONY: all tree patches check-patches kunit selftest selftest-arm64 coverage mutate bench bench-load test summary clean-results help
 
 all: help
 
@@ -21,7 +21,8 @@ help:
 	@echo "make coverage       gcov of our code from the KUnit and kselftest boots: docs/coverage.md"
 	@echo "make test           all of the above checks; ends with the summary"
 	@echo "make mutate         break the series' code one change at a time: docs/mutation.md (not in test)"
-	@echo "make bench          allocation benchmark, upstream's heaps vs ours (not in test)"
+	@echo "make bench          allocation benchmark, upstream's heaps vs ours, then bench-load (not in test)"
+	@echo "make bench-load     loading files into a buffer: RW_FILE vs read(), read()+memcpy(), O_DIRECT (not in test)"
 
 tree:
 	scripts/prepare-tree.sh
@@ -57,6 +58,10 @@ mutate:
 # Not part of test: it measures, it does not judge.
 bench:
 	selftests/run-bench.sh
+	SKIP_PREPARE=1 selftests/run-bench-load.sh
+
+bench-load:
+	selftests/run-bench-load.sh
 
 # Every stage runs even when an earlier one failed; the summary counts them
 # all and fails when any stage failed or left no results.  The x86_64

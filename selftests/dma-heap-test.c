@@ -418,7 +418,7 @@ TEST_F(heap, err_unknown_ioctl)
 		unsigned long cmd;
 		const char *name;
 	} cmds[] = {
-		{ _IOWR(DMA_HEAP_IOC_MAGIC, 0x1, struct dma_heap_allocation_data), "nr 1" },
+		{ _IOWR(DMA_HEAP_IOC_MAGIC, 0x2, struct dma_heap_allocation_data), "nr 2" },
 		{ _IOWR(DMA_HEAP_IOC_MAGIC, 0xff, struct dma_heap_allocation_data), "nr 0xff" },
 		{ _IOWR('h', 0x0, struct dma_heap_allocation_data), "type 'h'" },
 		{ _IOR(DMA_HEAP_IOC_MAGIC, 0x0, struct dma_heap_allocation_data), "_IOR" },

@@ -17,7 +17,8 @@
  * NAME (default system) with DMA_HEAP_IOCTL_RW_FILE: direct I/O into the
  * buffer's pages, nothing through the page cache.  The buffer is the
  * file's size rounded up to a page, and so is the length asked for: the
- * read stops at the end of the file.  It prints the bytes loaded and the
+ * read stops at the end of the file (a call that a signal ends early is
+ * made again from where it stopped).  It prints the bytes loaded and the
  * time taken; --check then reads the file with read() and compares.  Exits
  * 1 when the load fails or the bytes differ.
  */
@@ -125,7 +126,7 @@ static int load(const char *path, const char *heap, int check)
 {
 	struct dma_heap_rw_file_data d = { 0 };
 	struct timespec t0, t1;
-	uint64_t size, len;
+	uint64_t size, len, done = 0;
 	int file, heap_fd, buf;
 	struct stat st;
 	double ms;
@@ -152,27 +153,36 @@ static int load(const char *path, const char *heap, int check)
 			(unsigned long long)len, strerror(-buf));
 		return 1;
 	}
-	d.len = len;
 	d.dmabuf_fd = buf;
 	d.file_fd = file;
 	d.direction = DMA_HEAP_RW_FILE_READ;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (ioctl(heap_fd, DMA_HEAP_IOCTL_RW_FILE, &d)) {
-		fprintf(stderr, "%s: DMA_HEAP_IOCTL_RW_FILE: %s\n", path,
-			strerror(errno));
-		return 1;
+	/* A signal may end a call early, with a count: go on from there. */
+	while (done < size) {
+		d.file_offset = d.buf_offset = done;
+		d.len = len - done;
+		if (ioctl(heap_fd, DMA_HEAP_IOCTL_RW_FILE, &d)) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "%s: DMA_HEAP_IOCTL_RW_FILE: %s\n", path,
+				strerror(errno));
+			return 1;
+		}
+		if (!d.done)
+			break;
+		done += d.done;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 	printf("loaded %llu bytes of %s into a %llu-byte buffer of %s in %.1f ms (%.0f MiB/s)\n",
-	       (unsigned long long)d.done, path, (unsigned long long)len, heap,
-	       ms, ms > 0 ? d.done / 1048576.0 / (ms / 1e3) : 0);
-	if (d.done != size) {
+	       (unsigned long long)done, path, (unsigned long long)len, heap,
+	       ms, ms > 0 ? done / 1048576.0 / (ms / 1e3) : 0);
+	if (done != size) {
 		fprintf(stderr, "%s: %llu bytes of %llu\n", path,
-			(unsigned long long)d.done, (unsigned long long)size);
+			(unsigned long long)done, (unsigned long long)size);
 		return 1;
 	}
-	if (check) {
+	if (check && size) {
 		if (!check_load(file, buf, size)) {
 			fprintf(stderr, "%s: the buffer differs from read()\n",
 				path);

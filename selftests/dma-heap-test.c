@@ -3465,6 +3465,32 @@ TEST_F(rw, refuses_a_range_out_of_bounds)
 	rw_remove("bounds");
 }
 
+/*
+ * A write to a file open with O_APPEND is refused: ext2 would write it at
+ * the end of the file, not at file_offset.  The file is unchanged.
+ */
+TEST_F(rw, refuses_to_write_to_a_file_open_for_appending)
+{
+	unsigned char *p;
+	int file;
+
+	file = rw_make_file("append", RW_SIZE, 0x8, O_WRONLY | O_APPEND);
+	ASSERT_LE(0, file);
+	EXPECT_EQ(-EINVAL, rw_file(self->heap_fd, self->buf_fd, file, 0, 0,
+				   4096, DMA_HEAP_RW_FILE_WRITE, NULL));
+	EXPECT_EQ(RW_SIZE, lseek(file, 0, SEEK_END));
+	close(file);
+	file = open(RW_EXT2 "/append", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, file);
+	p = malloc(4096);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(4096, pread(file, p, 4096, 0));
+	EXPECT_TRUE(is_pattern(p, 4096, 0x8, 0));
+	free(p);
+	close(file);
+	rw_remove("append");
+}
+
 /* Each fd must be open for what the direction does with it: EBADF. */
 TEST_F(rw, refuses_an_fd_not_open_for_it)
 {

@@ -7,7 +7,8 @@
 # selftests/bench.config, in $DMA_HEAPS_CACHE/build-bench, as
 # run-bench.sh's), on an ext2 file system that the guest makes on a virtio
 # disk (a new sparse file in the boot's run directory).  Prints a markdown
-# table, also written to $RESULTS/bench-load.md.  Not part of make test.
+# table, also written to $RESULTS/bench-load.md, and a plot,
+# $RESULTS/bench-load.png.  Not part of make test.
 #
 #   run-bench-load.sh [MiB ...]  file sizes (default BENCH_LOAD_SIZES or
 #                                "64 256 1024")
@@ -91,7 +92,8 @@ grep -q '^@@ LOAD-DONE' "$run/load.log" ||
 BENCH_CMD="${*:+$*}" BENCH_DATE=$date BENCH_LOAD=$load BENCH_ACCEL=$accel \
 BENCH_KERNEL="$(git -C "$KDIR" describe --tags --always --dirty 2>/dev/null || echo '?')" \
 BENCH_ROUNDS=$ROUNDS BENCH_HEAP=$HEAP BENCH_MEM=$MEM \
-python3 - "$run/load.log" "$RESULTS/bench-load.md" <<'PY'
+python3 - "$run/load.log" "$RESULTS/bench-load.md" "$run/load.dat" "$run/load.gp" \
+	"$RESULTS/bench-load.png" <<'PY'
 import os
 import sys
 
@@ -122,4 +124,40 @@ for size in sorted({k[0] for k in rows}):
 text = "\n".join(out) + "\n"
 open(sys.argv[2], "w").write(text)
 print(text, end="")
+
+# The plot's data: one block per way and cache state, size against ms.
+ways = [("read", "(a) read() into the mapping"), ("copy", "(b) read() + memcpy()"),
+        ("odirect", "(c) O_DIRECT read()"), ("rwfile", "(d) RW_FILE")]
+with open(sys.argv[3], "w") as f:
+    for state in ("cold", "warm"):
+        for w, _ in ways:
+            f.write("# %s %s\n" % (w, state))
+            for size in sorted({k[0] for k in rows}):
+                if (size, state, w) in rows:
+                    f.write("%d %.3f\n" % (size, rows[(size, state, w)][0]))
+            f.write("\n\n")
+plots, i = [], 0
+for state, dash in (("cold", 1), ("warm", 2)):
+    for n, (w, title) in enumerate(ways):
+        plots.append("'%s' index %d with linespoints lc %d dt %d pt 7 title '%s, %s'" % (
+            sys.argv[3], i, n + 1, dash, title, state))
+        i += 1
+open(sys.argv[4], "w").write("""set terminal pngcairo size 900,560 font ',10'
+set output '%s'
+set termoption noenhanced
+set logscale xy
+set xrange [48:1400]
+set xlabel 'file size (MiB)'
+set ylabel 'ms to load the file into a system heap buffer (median)'
+set title 'Loading a file into a heap buffer (make bench-load, %s, cold solid, warm dashed)'
+set key top left
+set grid
+set xtics (64, 256, 1024)
+plot %s
+""" % (sys.argv[5], env["BENCH_ACCEL"], ", \\\n     ".join(plots)))
 PY
+if command -v gnuplot >/dev/null && gnuplot "$run/load.gp"; then
+	echo "bench-load: the plot is $RESULTS/bench-load.png"
+else
+	echo "bench-load: no plot (gnuplot, Debian's gnuplot-nox, missing or failed)"
+fi

@@ -3584,10 +3584,10 @@ TEST_F(rw, leaves_nothing_in_the_page_cache)
 	ASSERT_LE(0, file);
 	buf = heap_alloc(self->heap_fd, size);
 	ASSERT_LE(0, buf);
-	before = meminfo_kib("Cached:");
+	before = meminfo_kib("Cached");
 	ASSERT_EQ(0, rw_file(self->heap_fd, buf, file, 0, 0, size,
 			     DMA_HEAP_RW_FILE_READ, &done));
-	after = meminfo_kib("Cached:");
+	after = meminfo_kib("Cached");
 	EXPECT_EQ(size, done);
 	EXPECT_GT(1024, after - before)
 		TH_LOG("Cached grew by %ld KiB reading %zu KiB", after - before,
